@@ -1,0 +1,38 @@
+# The commands CI runs; `make check` before you push.
+GO      ?= go
+MODULES := . tools internal/testdata/consumer
+
+.PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer test quickstart
+
+all: check
+
+## generate: regenerate gen/ from openapi.json with the pinned oapi-codegen
+generate:
+	$(GO) generate ./gen
+
+## test: every test, with the race detector
+test:
+	$(GO) test -race -count=1 ./...
+
+## quickstart: the main job (against the built-in engine unless TENSORPOOL_KEY is set)
+quickstart:
+	$(GO) run ./examples/quickstart
+
+## check: everything CI checks
+check: check-generated check-format check-vet check-tidy check-consumer test
+
+check-generated:
+	./scripts/check-generated.sh
+
+check-format:
+	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+check-vet:
+	$(GO) vet ./...
+
+check-tidy:
+	@for m in $(MODULES); do echo "go mod tidy -diff ($$m)"; (cd $$m && $(GO) mod tidy -diff) || exit 1; done
+
+check-consumer:
+	./scripts/check-consumer.sh
