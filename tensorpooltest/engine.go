@@ -1,0 +1,396 @@
+package tensorpooltest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// DefaultAPIKey is the API key an engine accepts unless WithAPIKey says
+// otherwise.
+const DefaultAPIKey = "tp-test-key"
+
+// maxBody caps what the engine reads of a request body. Guess: upstream's
+// limit is unknown; 1 MiB is far above any body the spec describes.
+const maxBody = 1 << 20
+
+// Engine is an in-memory TensorPool API. It serves every operation of its
+// OpenAPI document: the ones it models with their documented behaviour, the
+// others with 501 Not Implemented. It validates every request and response
+// against the document.
+//
+// An Engine is an http.Handler (serve it with httptest or http.Server) and an
+// http.RoundTripper (use it in-process, without sockets, for example inside
+// a testing/synctest bubble). It reads time only through package time and
+// starts no goroutines: asynchronous requests advance lazily, from
+// time.Now(), whenever the engine is called.
+//
+// Its methods are safe for concurrent use.
+type Engine struct {
+	spec   *spec
+	apiKey string
+
+	onViolation func(Violation)
+
+	mu         sync.Mutex
+	storages   map[string]*storage
+	clusters   map[string]*cluster
+	requests   map[string]*asyncRequest
+	order      []*asyncRequest // creation order; effects apply in terminal-time order
+	nextID     int
+	lifecycle  Lifecycle   // for requests with nothing queued
+	queued     []Lifecycle // for the next requests, first come first served
+	retryAfter time.Duration
+	raForm     RetryAfterForm
+	faults     map[string][]Fault // by "METHOD /path" key
+	calls      map[string]int     // by "METHOD /path" key
+	violations []Violation
+	handlers   map[string]handler
+}
+
+// An Option configures an Engine.
+type Option func(*config)
+
+type config struct {
+	spec        []byte
+	apiKey      string
+	lifecycle   Lifecycle
+	retryAfter  time.Duration
+	raForm      RetryAfterForm
+	onViolation func(Violation)
+}
+
+// WithAPIKey sets the API key the engine accepts as "Authorization: Bearer
+// <key>". The default is DefaultAPIKey.
+func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+
+// WithLifecycle sets the lifecycle of asynchronous requests that have none
+// queued with QueueLifecycles. The default is DefaultLifecycle.
+func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = l } }
+
+// WithRetryAfter sets the Retry-After header GET /request/info sends while a
+// request is not terminal: the delay, and whether it is sent as whole seconds
+// (rounded up) or as an HTTP-date (time.Now() plus the delay, to the
+// second). The default is 2 seconds, in seconds.
+func WithRetryAfter(d time.Duration, form RetryAfterForm) Option {
+	return func(c *config) { c.retryAfter, c.raForm = d, form }
+}
+
+// WithViolationHandler sets a function that receives every response that
+// does not conform to the OpenAPI document. NewServer wires it to t.Errorf.
+// Violations are also kept (see Violations).
+func WithViolationHandler(f func(Violation)) Option {
+	return func(c *config) { c.onViolation = f }
+}
+
+// WithSpec replaces the vendored openapi.json with another OpenAPI document,
+// for example a newer upstream one: its operations the engine does not model
+// answer 501. New panics if the document does not load or validate.
+func WithSpec(openAPIDocument []byte) Option { return func(c *config) { c.spec = openAPIDocument } }
+
+// RetryAfterForm is how the engine writes a Retry-After header.
+type RetryAfterForm int
+
+const (
+	// RetryAfterSeconds writes a number of seconds, as the spec declares.
+	RetryAfterSeconds RetryAfterForm = iota
+	// RetryAfterHTTPDate writes an HTTP-date (RFC 9110 section 10.2.3), which
+	// the spec does not declare but real servers and proxies may send.
+	RetryAfterHTTPDate
+)
+
+// New returns an engine with no storage volumes, clusters or requests. It
+// panics if the OpenAPI document (see WithSpec) does not load: the vendored
+// one always does.
+func New(opts ...Option) *Engine {
+	c := config{apiKey: DefaultAPIKey, lifecycle: DefaultLifecycle(), retryAfter: 2 * time.Second}
+	for _, o := range opts {
+		o(&c)
+	}
+	s, err := loadSpec(c.spec)
+	if err != nil {
+		panic(err)
+	}
+	if err := c.lifecycle.check(); err != nil {
+		panic(err)
+	}
+	return &Engine{
+		spec:        s,
+		apiKey:      c.apiKey,
+		onViolation: c.onViolation,
+		storages:    map[string]*storage{},
+		clusters:    map[string]*cluster{},
+		requests:    map[string]*asyncRequest{},
+		lifecycle:   c.lifecycle,
+		retryAfter:  c.retryAfter,
+		raForm:      c.raForm,
+		faults:      map[string][]Fault{},
+		calls:       map[string]int{},
+		handlers:    handlers(),
+	}
+}
+
+// APIKey returns the API key the engine accepts.
+func (e *Engine) APIKey() string { return e.apiKey }
+
+// SetRetryAfter changes the Retry-After header of later GET /request/info
+// answers (see WithRetryAfter).
+func (e *Engine) SetRetryAfter(d time.Duration, form RetryAfterForm) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.retryAfter, e.raForm = d, form
+}
+
+// Violations returns every response so far that did not conform to the
+// OpenAPI document.
+func (e *Engine) Violations() []Violation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Violation(nil), e.violations...)
+}
+
+func (e *Engine) report(v Violation) {
+	e.mu.Lock()
+	e.violations = append(e.violations, v)
+	e.mu.Unlock()
+	if e.onViolation != nil {
+		e.onViolation(v)
+	}
+}
+
+// Calls returns how many requests reached the operation op ("METHOD /path",
+// e.g. "GET /request/info/{request_id}", or its operationId), faults
+// included. Retries are counted one by one.
+func (e *Engine) Calls(op string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, r := range e.spec.routes {
+		if r.matchesOp(op) {
+			n += e.calls[r.key]
+		}
+	}
+	return n
+}
+
+// result is a response before it is written, so it can be validated and
+// replaced by a fault first.
+type result struct {
+	status int
+	header http.Header
+	body   []byte
+
+	// undeclared says why the engine answers with a status the operation
+	// does not declare; response validation then accepts the status.
+	undeclared string
+	// skipValidation says why the response must not be validated at all
+	// (it is deliberately malformed, by an injected fault).
+	skipValidation string
+	// retryAfterDate marks a Retry-After sent as an HTTP-date.
+	retryAfterDate bool
+}
+
+// jsonResult is a JSON response. v must marshal.
+func jsonResult(status int, v any) *result {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	return &result{status: status, header: h, body: b}
+}
+
+// errorResult is an error response.
+//
+// Guess: the spec declares 400, 403, 404, 409 and 500 without content. The
+// engine answers them the way FastAPI's HTTPException does, with
+// {"detail": "<message>"} as application/json (the third-party Swift client
+// decodes ErrorResponse{detail,message}, which agrees).
+func errorResult(status int, format string, args ...any) *result {
+	return jsonResult(status, map[string]string{"detail": fmt.Sprintf(format, args...)})
+}
+
+// errDropped is serve's answer when a fault drops the connection.
+var errDropped = errors.New("tensorpooltest: connection dropped by an injected fault")
+
+// serve answers one request; both ServeHTTP and RoundTrip call it.
+func (e *Engine) serve(r *http.Request) (*result, error) {
+	ctx := r.Context()
+	rt, params, err := e.spec.find(r.Method, r.URL)
+	if err != nil {
+		var mna errMethodNotAllowed
+		if errors.As(err, &mna) {
+			res := errorResult(http.StatusMethodNotAllowed, "Method Not Allowed")
+			for _, m := range mna.allow {
+				res.header.Add("Allow", m)
+			}
+			return res, nil
+		}
+		if errors.Is(err, routers.ErrPathNotFound) {
+			// FastAPI's answer to a path it does not route.
+			return errorResult(http.StatusNotFound, "Not Found"), nil
+		}
+		return errorResult(http.StatusBadRequest, "bad path: %v", err), nil
+	}
+
+	e.mu.Lock()
+	e.calls[rt.key]++
+	f, faulted := e.takeFault(rt.key)
+	e.mu.Unlock()
+
+	if faulted && f.Latency > 0 {
+		t := time.NewTimer(f.Latency)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+	if faulted && f.Drop && !f.Process {
+		return nil, errDropped
+	}
+	if faulted && f.Status != 0 && !f.Process {
+		return f.result(), nil
+	}
+
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return nil, err
+	}
+	res, in := e.answer(ctx, r, rt, params, body)
+	if faulted {
+		if f.Drop {
+			return nil, errDropped // the work is done, the answer lost
+		}
+		if f.Status != 0 {
+			return f.result(), nil
+		}
+		res = f.mangle(res)
+	}
+	if in != nil {
+		e.validateResponse(ctx, rt, in, res)
+	}
+	if res.header.Get("Date") == "" {
+		// Sent by net/http servers anyway; set here from time.Now() so the
+		// in-process transport has it too, and clients can compare it with
+		// an HTTP-date Retry-After.
+		res.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	}
+	res.header.Set("Content-Length", strconv.Itoa(len(res.body)))
+	return res, nil
+}
+
+// answer validates a request and runs its operation. The input is nil when
+// the response cannot be validated.
+func (e *Engine) answer(ctx context.Context, r *http.Request, rt *route, params map[string]string, body []byte) (*result, *openapi3filter.RequestValidationInput) {
+	in, authed, err := e.validateRequest(ctx, r, rt, params, body)
+	if !authed {
+		// The seed: every endpoint but /healthz requires the key. The
+		// message never repeats what the client sent.
+		res := errorResult(http.StatusForbidden, "Not authenticated: send Authorization: Bearer <your TensorPool API key>")
+		res.undeclared = "403 answers a missing or wrong API key on every operation (seed: all endpoints require authentication)"
+		return res, in
+	}
+	if err != nil {
+		res := jsonResult(http.StatusUnprocessableEntity, map[string]any{"detail": validationDetail(err)})
+		return res, in
+	}
+	h, ok := e.handlers[rt.key]
+	if !ok {
+		res := errorResult(http.StatusNotImplemented,
+			"tensorpooltest: operation %s is in the OpenAPI document but the engine does not implement it", rt.opName())
+		res.undeclared = "501 answers an operation the engine does not model"
+		return res, in
+	}
+	now := time.Now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advance(now)
+	return h(e, &call{now: now, params: params, body: body}), in
+}
+
+// call is what a handler gets: the validated request.
+type call struct {
+	now    time.Time
+	params map[string]string
+	body   []byte
+}
+
+// handler runs one operation with e.mu held.
+type handler func(e *Engine, c *call) *result
+
+// handlers are the operations the engine models, by "METHOD /path" key. An
+// operation of the document that is not here answers 501; a key here that
+// the document lacks is never routed to.
+func handlers() map[string]handler {
+	return map[string]handler{
+		"POST /storage/attach":           (*Engine).storageAttach,
+		"DELETE /storage/{storage_id}":   (*Engine).storageDestroy,
+		"GET /request/info/{request_id}": (*Engine).requestInfo,
+	}
+}
+
+// ServeHTTP implements http.Handler. A fault that drops the connection
+// aborts the handler (http.ErrAbortHandler), so the client sees the
+// connection close without a response.
+func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	res, err := e.serve(r)
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	for k, v := range res.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(res.status)
+	w.Write(res.body)
+}
+
+// RoundTrip implements http.RoundTripper: it answers the request in-process,
+// with no network, whatever the request's host. A fault that drops the
+// connection makes it return an error wrapping io.ErrUnexpectedEOF.
+func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		defer req.Body.Close()
+	} else {
+		req = req.Clone(req.Context())
+		req.Body = http.NoBody
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	res, err := e.serve(req)
+	if errors.Is(err, errDropped) {
+		return nil, fmt.Errorf("%w: %w", errDropped, io.ErrUnexpectedEOF)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", res.status, http.StatusText(res.status)),
+		StatusCode:    res.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        res.header,
+		Body:          io.NopCloser(bytes.NewReader(res.body)),
+		ContentLength: int64(len(res.body)),
+		Request:       req,
+	}, nil
+}
+
+// HTTPClient returns an *http.Client whose transport is the engine itself
+// (see RoundTrip). It is a gen.HttpRequestDoer: pass it to
+// gen.WithHTTPClient.
+func (e *Engine) HTTPClient() *http.Client { return &http.Client{Transport: e} }
