@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // errUnauthorized is what the authentication func returns; the key the
@@ -31,6 +34,10 @@ func (e *Engine) validateRequest(ctx context.Context, r *http.Request, rt *route
 		Route:      rt.kr,
 		Options: &openapi3filter.Options{
 			MultiError: true,
+			// Guess: FastAPI ignores a body on an operation that declares
+			// none; the engine answers 422, so that a client sending what
+			// the spec does not allow is caught.
+			RejectWhenRequestBodyNotSpecified: true,
 			// Security comes from the spec, so an operation upstream declares
 			// public (e.g. /healthz) needs no key here either.
 			AuthenticationFunc: func(_ context.Context, ai *openapi3filter.AuthenticationInput) error {
@@ -51,18 +58,21 @@ func (e *Engine) validateRequest(ctx context.Context, r *http.Request, rt *route
 // HTTPValidationError body.
 //
 // Guess: upstream is FastAPI, whose 422 items look like
-// {"loc": ["body", "cluster_ids"], "msg": "...", "type": "missing"}. The
-// engine keeps that shape (loc starts with "body", "path", "query" or
-// "header"; for the body it continues with the JSON pointer's segments) but
-// its msg and type come from kin-openapi, not pydantic: type is "missing"
-// for an absent required value, "content_type" for a media type the
-// operation does not accept, and "value_error" otherwise.
+// {"loc": ["body", "cluster_ids"], "msg": "Field required", "type": "missing"}.
+// The engine keeps that shape: loc starts with "body", "path", "query" or
+// "header" and, for the body, continues with the path to the failing value
+// (and the name of a missing property). msg is kin-openapi's wording, not
+// pydantic's; type is "missing" for an absent required value, "content_type"
+// for a media type the operation does not accept, "json_invalid" for a body
+// that does not decode, else the failing JSON Schema keyword ("maxItems",
+// "type", ...) or "value_error".
 func validationDetail(err error) []validationItem {
 	var items []validationItem
 	var walk func(error)
 	walk = func(err error) {
-		var me openapi3.MultiError
-		if errors.As(err, &me) {
+		// Only a MultiError at this level: errors.As would find the ones
+		// nested inside a schema error and lose their location.
+		if me, ok := err.(openapi3.MultiError); ok {
 			for _, e := range me {
 				walk(e)
 			}
@@ -72,46 +82,29 @@ func validationDetail(err error) []validationItem {
 		if errors.As(err, &sre) {
 			return // answered with 403, not 422
 		}
-		item := validationItem{Loc: []any{"body"}, Msg: err.Error(), Type: "value_error"}
 		var re *openapi3filter.RequestError
-		if errors.As(err, &re) {
-			item.Msg = re.Error()
-			if re.Parameter != nil {
-				item.Loc = []any{re.Parameter.In, re.Parameter.Name}
-			}
-			if errors.Is(re.Err, openapi3filter.ErrInvalidRequired) || errors.Is(re.Err, openapi3filter.ErrInvalidEmptyValue) {
-				item.Type = "missing"
-			}
-			if strings.Contains(re.Reason, "header Content-Type") {
-				item.Type = "content_type"
-			}
-			var se *openapi3.SchemaError
-			if errors.As(re.Err, &se) && re.Parameter == nil {
-				for _, p := range se.JSONPointer() {
-					item.Loc = append(item.Loc, p)
-				}
-				if se.SchemaField == "required" {
-					item.Type = "missing"
-				}
-			}
-			var inner openapi3.MultiError
-			if errors.As(re.Err, &inner) && re.Parameter == nil {
-				// The 2020-12 validator reports several schema errors at once.
-				for _, e := range inner {
-					sub := validationItem{Loc: []any{"body"}, Msg: e.Error(), Type: "value_error"}
-					var se *openapi3.SchemaError
-					if errors.As(e, &se) {
-						for _, p := range se.JSONPointer() {
-							sub.Loc = append(sub.Loc, p)
-						}
-						if se.SchemaField == "required" {
-							sub.Type = "missing"
-						}
-					}
-					items = append(items, sub)
-				}
-				return
-			}
+		if !errors.As(err, &re) {
+			items = append(items, validationItem{Loc: []any{"body"}, Msg: err.Error(), Type: "value_error"})
+			return
+		}
+		loc := []any{"body"}
+		if re.Parameter != nil {
+			loc = []any{re.Parameter.In, re.Parameter.Name}
+		}
+		var se *openapi3.SchemaError
+		if errors.As(re.Err, &se) {
+			items = append(items, schemaItems(loc, se)...)
+			return
+		}
+		item := validationItem{Loc: loc, Msg: re.Error(), Type: "value_error"}
+		var pe *openapi3filter.ParseError
+		switch {
+		case errors.Is(re.Err, openapi3filter.ErrInvalidRequired), errors.Is(re.Err, openapi3filter.ErrInvalidEmptyValue):
+			item.Type = "missing"
+		case strings.Contains(re.Reason, "header Content-Type"):
+			item.Type = "content_type"
+		case errors.As(re.Err, &pe):
+			item.Type = "json_invalid"
 		}
 		items = append(items, item)
 	}
@@ -120,6 +113,51 @@ func validationDetail(err error) []validationItem {
 		items = append(items, validationItem{Loc: []any{"body"}, Msg: err.Error(), Type: "value_error"})
 	}
 	return items
+}
+
+// schemaItems flattens a schema error into one item per failing value.
+func schemaItems(loc []any, se *openapi3.SchemaError) []validationItem {
+	var subs openapi3.MultiError
+	if se.Origin != nil && errors.As(se.Origin, &subs) {
+		var items []validationItem
+		for _, sub := range subs {
+			var sse *openapi3.SchemaError
+			if errors.As(sub, &sse) {
+				items = append(items, schemaItems(loc, sse)...)
+			}
+		}
+		if len(items) > 0 {
+			return items
+		}
+	}
+	at := slices.Clone(loc)
+	for _, p := range se.JSONPointer() {
+		at = append(at, p)
+	}
+	var ve *jsonschema.ValidationError
+	if req, ok := errorKind[*kind.Required](se, &ve); ok {
+		var items []validationItem
+		for _, name := range req.Missing {
+			items = append(items, validationItem{Loc: append(slices.Clone(at), name), Msg: "Field required", Type: "missing"})
+		}
+		return items
+	}
+	typ := se.SchemaField
+	if typ == "" {
+		typ = "value_error"
+	}
+	return []validationItem{{Loc: at, Msg: se.Reason, Type: typ}}
+}
+
+// errorKind finds the JSON Schema 2020-12 error behind a schema error, if it
+// is of kind K.
+func errorKind[K jsonschema.ErrorKind](se *openapi3.SchemaError, ve **jsonschema.ValidationError) (K, bool) {
+	var zero K
+	if !errors.As(se, ve) {
+		return zero, false
+	}
+	k, ok := (*ve).ErrorKind.(K)
+	return k, ok
 }
 
 type validationItem struct {
