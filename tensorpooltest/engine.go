@@ -226,6 +226,22 @@ var errDropped = errors.New("tensorpooltest: connection dropped by an injected f
 
 // serve answers one request; both ServeHTTP and RoundTrip call it.
 func (e *Engine) serve(r *http.Request) (*result, error) {
+	res, err := e.route(r)
+	if err != nil {
+		return nil, err
+	}
+	if res.header.Get("Date") == "" {
+		// Sent by net/http servers anyway; set here from time.Now() so the
+		// in-process transport has it too, and clients can compare it with
+		// an HTTP-date Retry-After.
+		res.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	}
+	res.header.Set("Content-Length", strconv.Itoa(len(res.body)))
+	return res, nil
+}
+
+// route finds the operation of a request, applies any fault, and answers.
+func (e *Engine) route(r *http.Request) (*result, error) {
 	ctx := r.Context()
 	rt, params, err := e.spec.find(r.Method, r.URL)
 	if err != nil {
@@ -262,7 +278,9 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 		return nil, errDropped
 	}
 	if faulted && f.Status != 0 && !f.Process {
-		return f.result(), nil
+		res := f.result()
+		e.validateResponse(ctx, rt, &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: rt.kr}, res)
+		return res, nil
 	}
 
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
@@ -275,25 +293,17 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 			return nil, errDropped // the work is done, the answer lost
 		}
 		if f.Status != 0 {
-			return f.result(), nil
+			res = f.result()
+		} else {
+			res = f.mangle(res)
 		}
-		res = f.mangle(res)
 	}
-	if in != nil {
-		e.validateResponse(ctx, rt, in, res)
-	}
-	if res.header.Get("Date") == "" {
-		// Sent by net/http servers anyway; set here from time.Now() so the
-		// in-process transport has it too, and clients can compare it with
-		// an HTTP-date Retry-After.
-		res.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	}
-	res.header.Set("Content-Length", strconv.Itoa(len(res.body)))
+	e.validateResponse(ctx, rt, in, res)
 	return res, nil
 }
 
-// answer validates a request and runs its operation. The input is nil when
-// the response cannot be validated.
+// answer validates a request and runs its operation. It returns the
+// validation input too, which response validation needs.
 func (e *Engine) answer(ctx context.Context, r *http.Request, rt *route, params map[string]string, body []byte) (*result, *openapi3filter.RequestValidationInput) {
 	in, authed, err := e.validateRequest(ctx, r, rt, params, body)
 	if !authed {

@@ -78,8 +78,8 @@ func (l Lifecycle) check() error {
 	return nil
 }
 
-// at returns the phase the lifecycle is in d after its start, and when that
-// phase ends (or the time the terminal phase began).
+// at returns the phase the lifecycle is in at now, given its start, and when
+// that phase ends (for the terminal phase: when it began).
 func (l Lifecycle) at(start time.Time, now time.Time) (Phase, time.Time) {
 	t := start
 	for _, p := range l[:len(l)-1] {
@@ -209,7 +209,7 @@ func (e *Engine) requestInfo(c *call) *result {
 		res.undeclared = "404 answers an unknown request id (the spec declares only 200 and 422)"
 		return res
 	}
-	phase, until := r.lifecycle.at(r.created, c.now)
+	phase, _ := r.lifecycle.at(r.created, c.now)
 	msg := phase.Message
 	if msg == "" {
 		switch phase.Status {
@@ -235,13 +235,17 @@ func (e *Engine) requestInfo(c *call) *result {
 	}
 	res := jsonResult(http.StatusOK, body)
 	if !terminal(phase.Status) {
-		e.setRetryAfter(res, c.now, until)
+		e.setRetryAfter(res, c.now)
 	}
 	return res
 }
 
 // setRetryAfter adds the configured Retry-After to a non-terminal answer.
-func (e *Engine) setRetryAfter(res *result, now, _ time.Time) {
+//
+// Guess: the engine sends the configured delay whatever the time left in the
+// current phase; the seeds only say the header is there while the request is
+// not terminal.
+func (e *Engine) setRetryAfter(res *result, now time.Time) {
 	switch e.raForm {
 	case RetryAfterHTTPDate:
 		res.header.Set("Retry-After", now.Add(e.retryAfter).UTC().Format(http.TimeFormat))
