@@ -20,8 +20,9 @@ import (
 // otherwise.
 const DefaultAPIKey = "tp-test-key"
 
-// maxBody caps what the engine reads of a request body. Guess: upstream's
-// limit is unknown; 1 MiB is far above any body the spec describes.
+// maxBody caps what the engine reads of a request body; a longer body is cut
+// and fails validation. Guess: upstream's limit is unknown; 1 MiB is far
+// above any body the spec describes.
 const maxBody = 1 << 20
 
 // Engine is an in-memory TensorPool API. It serves every operation of its
@@ -81,7 +82,11 @@ func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = 
 // WithRetryAfter sets the Retry-After header GET /request/info sends while a
 // request is not terminal: the delay, and whether it is sent as whole seconds
 // (rounded up) or as an HTTP-date (time.Now() plus the delay, to the
-// second). The default is 2 seconds, in seconds.
+// second; compare it with the Date header), or not at all. The default is 2
+// seconds, in seconds.
+//
+// Guess: the seeds give no value; 2 seconds is the official CLI's fallback
+// when the header is absent.
 func WithRetryAfter(d time.Duration, form RetryAfterForm) Option {
 	return func(c *config) { c.retryAfter, c.raForm = d, form }
 }
@@ -107,6 +112,9 @@ const (
 	// RetryAfterHTTPDate writes an HTTP-date (RFC 9110 section 10.2.3), which
 	// the spec does not declare but real servers and proxies may send.
 	RetryAfterHTTPDate
+	// RetryAfterOmitted sends no Retry-After at all, against the seed ("the
+	// response includes a Retry-After header"), to test a client's fallback.
+	RetryAfterOmitted
 )
 
 // New returns an engine with no storage volumes, clusters or requests. It

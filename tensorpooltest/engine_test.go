@@ -188,3 +188,16 @@ func TestConcurrentClients(t *testing.T) {
 		t.Fatalf("Calls: %d attach, %d info", s.Engine.Calls("storage_attach"), s.Engine.Calls("GET /request/info/{request_id}"))
 	}
 }
+
+func TestRetryAfterOmitted(t *testing.T) {
+	s := seeded(t, tensorpooltest.WithRetryAfter(time.Second, tensorpooltest.RetryAfterOmitted))
+	id := *destroy(t, s, "s-1").JSON202.RequestId
+	resp := info(t, s, id)
+	if resp.JSON200.Status.Valid() && resp.JSON200.Status == gen.RequestStatusPENDING {
+		if _, ok := resp.HTTPResponse.Header["Retry-After"]; ok {
+			t.Fatal("Retry-After sent with RetryAfterOmitted")
+		}
+		return
+	}
+	t.Fatalf("status %s, want PENDING", resp.JSON200.Status)
+}

@@ -23,7 +23,10 @@ type Fault struct {
 	// answer, if not empty: "3", an HTTP-date, or anything a test needs.
 	RetryAfter string
 	// Drop closes the connection without an answer (ServeHTTP) or makes
-	// RoundTrip fail with an error wrapping io.ErrUnexpectedEOF.
+	// RoundTrip fail with an error wrapping io.ErrUnexpectedEOF. Note that
+	// net/http's Transport may resend an idempotent request (GET, DELETE)
+	// by itself when a reused connection drops, so over loopback the client
+	// may never see the error; the in-process transport never resends.
 	Drop bool
 	// Process runs the operation for real (its request ids are issued, its
 	// effects scheduled) before Status or Drop replace the answer: the case

@@ -14,6 +14,7 @@ import (
 
 // A Phase is one status an asynchronous request holds, and for how long.
 type Phase struct {
+	// Status is the request's status during this phase.
 	Status gen.RequestStatus
 	// For is how long the request stays in this status; ignored for the last
 	// (terminal) phase.
@@ -247,6 +248,7 @@ func (e *Engine) requestInfo(c *call) *result {
 // not terminal.
 func (e *Engine) setRetryAfter(res *result, now time.Time) {
 	switch e.raForm {
+	case RetryAfterOmitted:
 	case RetryAfterHTTPDate:
 		res.header.Set("Retry-After", now.Add(e.retryAfter).UTC().Format(http.TimeFormat))
 		res.retryAfterDate = true
