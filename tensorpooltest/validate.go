@@ -3,6 +3,7 @@ package tensorpooltest
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ var errUnauthorized = errors.New("missing or invalid API key")
 func (e *Engine) validateRequest(ctx context.Context, r *http.Request, rt *route, params map[string]string, body []byte) (*openapi3filter.RequestValidationInput, bool, error) {
 	req := r.Clone(ctx)
 	req.Body = io.NopCloser(bytes.NewReader(body))
-	authed := true
+	want := []byte("Bearer " + e.apiKey)
 	in := &openapi3filter.RequestValidationInput{
 		Request:    req,
 		PathParams: params,
@@ -42,16 +43,17 @@ func (e *Engine) validateRequest(ctx context.Context, r *http.Request, rt *route
 			// public (e.g. /healthz) needs no key here either.
 			AuthenticationFunc: func(_ context.Context, ai *openapi3filter.AuthenticationInput) error {
 				if ai.SecurityScheme.Type == "http" && strings.EqualFold(ai.SecurityScheme.Scheme, "bearer") &&
-					r.Header.Get("Authorization") == "Bearer "+e.apiKey {
+					subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) == 1 {
 					return nil
 				}
-				authed = false
 				return errUnauthorized
 			},
 		},
 	}
 	err := openapi3filter.ValidateRequest(ctx, in)
-	return in, authed, err
+	// Not authenticated: no alternative of the security requirements held.
+	var sre *openapi3filter.SecurityRequirementsError
+	return in, !errors.As(err, &sre), err
 }
 
 // validationDetail converts openapi3filter's errors into the items of an
