@@ -262,7 +262,9 @@ func (e *Engine) route(r *http.Request) (*result, error) {
 			return res, nil
 		}
 		if errors.Is(err, routers.ErrPathNotFound) {
-			// FastAPI's answer to a path it does not route.
+			// Guess: FastAPI's answer to a path it does not route (and 405
+			// above for a known path under another method); no operation,
+			// so nothing to validate against.
 			return errorResult(http.StatusNotFound, "Not Found"), nil
 		}
 		return errorResult(http.StatusBadRequest, "bad path: %v", err), nil
@@ -314,6 +316,8 @@ func (e *Engine) route(r *http.Request) (*result, error) {
 // validation input too, which response validation needs.
 func (e *Engine) answer(ctx context.Context, r *http.Request, rt *route, params map[string]string, body []byte) (*result, *openapi3filter.RequestValidationInput) {
 	in, authed, err := e.validateRequest(ctx, r, rt, params, body)
+	// Guess: authentication is checked before the request's shape (403
+	// before 422), as FastAPI's HTTPBearer dependency does.
 	if !authed {
 		// The seed: every endpoint but /healthz requires the key. The
 		// message never repeats what the client sent.

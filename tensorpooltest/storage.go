@@ -120,6 +120,10 @@ func (e *Engine) Cluster(id string) (Cluster, bool) {
 // storageAttach is POST /storage/attach. The body has been validated against
 // StorageAttachRestRequest (required fields, exactly one cluster id).
 func (e *Engine) storageAttach(c *call) *result {
+	// Guess: the seed lists the outcomes but not their precedence; the
+	// engine checks, in order: id format (400), storage exists (404),
+	// clusters exist (404), eligibility (400), storage ready (409), cluster
+	// free (409).
 	var req gen.StorageAttachRestRequest
 	if err := json.Unmarshal(c.body, &req); err != nil {
 		// Unreachable after validation, but a handler never trusts its body.
@@ -155,7 +159,8 @@ func (e *Engine) storageAttach(c *call) *result {
 	for _, cl := range targets {
 		// Guess: the seed's "Cluster already has storage attached" is read
 		// literally: a cluster holds at most one volume, this one or another,
-		// and an attach in flight to it counts.
+		// and an attach in flight to it counts. A volume may be attached to
+		// several clusters (destroy's 409 says "attached to clusters").
 		if cl.Storage != "" || cl.busy != "" {
 			return errorResult(http.StatusConflict, "Cluster %s already has storage attached", cl.ID)
 		}
@@ -188,6 +193,8 @@ func (e *Engine) storageAttach(c *call) *result {
 
 // storageDestroy is DELETE /storage/{storage_id}.
 func (e *Engine) storageDestroy(c *call) *result {
+	// Guess: "Invalid storage ID format" (400) is the "must start with 's-'"
+	// rule of attach's storage_id; the checks run in the order below.
 	id := c.params["storage_id"]
 	if !strings.HasPrefix(id, "s-") {
 		return errorResult(http.StatusBadRequest, "Invalid storage ID format: %q must start with 's-'", id)
