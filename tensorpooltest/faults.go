@@ -11,6 +11,9 @@ import (
 // top of) its normal answer. The zero Fault changes nothing. Faults act
 // before authentication and validation, the way a proxy or a rate limiter in
 // front of the API would, unless Process is set.
+//
+// Guess: where real faults happen is unknown; acting before authentication
+// is what a rate limiter or gateway in front of the API does.
 type Fault struct {
 	// Latency delays the answer (in a synctest bubble, in fake time). The
 	// request's context cancels the wait.

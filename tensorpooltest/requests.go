@@ -193,6 +193,8 @@ func (e *Engine) advance(now time.Time) {
 		if r.release != nil {
 			r.release()
 		}
+		// Guess: a FAILED request changes nothing (no partial attach); the
+		// seeds only say FAILED is terminal.
 		if final, _ := r.lifecycle.at(r.created, now); final.Status == gen.RequestStatusCOMPLETED && r.effect != nil {
 			r.effect()
 		}
@@ -217,6 +219,7 @@ func (e *Engine) requestInfo(c *call) *result {
 		case gen.RequestStatusCOMPLETED:
 			msg = r.doneMsg
 		case gen.RequestStatusFAILED:
+			// Guess: wording, like the non-terminal ones below.
 			msg = "Request failed"
 		case gen.RequestStatusPENDING:
 			// Guess: null until the work starts.
@@ -253,6 +256,7 @@ func (e *Engine) setRetryAfter(res *result, now time.Time) {
 		res.header.Set("Retry-After", now.Add(e.retryAfter).UTC().Format(http.TimeFormat))
 		res.retryAfterDate = true
 	default:
+		// Guess: a fraction of a second rounds up, never to an earlier poll.
 		secs := int64(math.Ceil(e.retryAfter.Seconds()))
 		res.header.Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
