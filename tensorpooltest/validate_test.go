@@ -139,16 +139,3 @@ func TestUnimplementedOperationAnswers501(t *testing.T) {
 		t.Fatalf("Operations() = %q", ops)
 	}
 }
-
-func TestRoutingOutsideTheSpec(t *testing.T) {
-	s := seeded(t)
-	if status, body := raw(t, s, "GET", "/storage/list", "", ""); status != 405 && status != 404 {
-		t.Fatalf("GET /storage/list: %d %s", status, body)
-	}
-	if status, _ := raw(t, s, "GET", "/nothing/here", "", ""); status != 404 {
-		t.Fatalf("unknown path: %d, want 404", status)
-	}
-	if status, _ := raw(t, s, "PUT", "/storage/attach", "", ""); status != 405 {
-		t.Fatalf("PUT /storage/attach: %d, want 405", status)
-	}
-}
