@@ -1,7 +1,6 @@
 package tensorpooltest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,64 +57,6 @@ type Engine struct {
 	violations []Violation
 	handlers   map[string]handler
 }
-
-// An Option configures an Engine.
-type Option func(*config)
-
-type config struct {
-	spec        []byte
-	apiKey      string
-	lifecycle   Lifecycle
-	retryAfter  time.Duration
-	raForm      RetryAfterForm
-	onViolation func(Violation)
-}
-
-// WithAPIKey sets the API key the engine accepts as "Authorization: Bearer
-// <key>". The default is DefaultAPIKey.
-func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
-
-// WithLifecycle sets the lifecycle of asynchronous requests that have none
-// queued with QueueLifecycles. The default is DefaultLifecycle.
-func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = l } }
-
-// WithRetryAfter sets the Retry-After header GET /request/info sends while a
-// request is not terminal: the delay, and whether it is sent as whole seconds
-// (rounded up) or as an HTTP-date (time.Now() plus the delay, to the
-// second; compare it with the Date header), or not at all. The default is 2
-// seconds, in seconds.
-//
-// Guess: the seeds give no value; 2 seconds is the official CLI's fallback
-// when the header is absent.
-func WithRetryAfter(d time.Duration, form RetryAfterForm) Option {
-	return func(c *config) { c.retryAfter, c.raForm = d, form }
-}
-
-// WithViolationHandler sets a function that receives every response that
-// does not conform to the OpenAPI document. NewServer wires it to t.Errorf.
-// Violations are also kept (see Violations).
-func WithViolationHandler(f func(Violation)) Option {
-	return func(c *config) { c.onViolation = f }
-}
-
-// WithSpec replaces the vendored openapi.json with another OpenAPI document,
-// for example a newer upstream one: its operations the engine does not model
-// answer 501. New panics if the document does not load or validate.
-func WithSpec(openAPIDocument []byte) Option { return func(c *config) { c.spec = openAPIDocument } }
-
-// RetryAfterForm is how the engine writes a Retry-After header.
-type RetryAfterForm int
-
-const (
-	// RetryAfterSeconds writes a number of seconds, as the spec declares.
-	RetryAfterSeconds RetryAfterForm = iota
-	// RetryAfterHTTPDate writes an HTTP-date (RFC 9110 section 10.2.3), which
-	// the spec does not declare but real servers and proxies may send.
-	RetryAfterHTTPDate
-	// RetryAfterOmitted sends no Retry-After at all, against the seed ("the
-	// response includes a Retry-After header"), to test a client's fallback.
-	RetryAfterOmitted
-)
 
 // New returns an engine with no storage volumes, clusters or requests. It
 // panics if the OpenAPI document (see WithSpec) does not load: the vendored
@@ -363,56 +304,3 @@ func handlers() map[string]handler {
 		"GET /request/info/{request_id}": (*Engine).requestInfo,
 	}
 }
-
-// ServeHTTP implements http.Handler. A fault that drops the connection
-// aborts the handler (http.ErrAbortHandler), so the client sees the
-// connection close without a response.
-func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	res, err := e.serve(r)
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	for k, v := range res.header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(res.status)
-	w.Write(res.body)
-}
-
-// RoundTrip implements http.RoundTripper: it answers the request in-process,
-// with no network, whatever the request's host. A fault that drops the
-// connection makes it return an error wrapping io.ErrUnexpectedEOF.
-func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Body != nil {
-		defer req.Body.Close()
-	} else {
-		req = req.Clone(req.Context())
-		req.Body = http.NoBody
-	}
-	if err := req.Context().Err(); err != nil {
-		return nil, err
-	}
-	res, err := e.serve(req)
-	if errors.Is(err, errDropped) {
-		return nil, fmt.Errorf("%w: %w", errDropped, io.ErrUnexpectedEOF)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &http.Response{
-		Status:        fmt.Sprintf("%d %s", res.status, http.StatusText(res.status)),
-		StatusCode:    res.status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        res.header,
-		Body:          io.NopCloser(bytes.NewReader(res.body)),
-		ContentLength: int64(len(res.body)),
-		Request:       req,
-	}, nil
-}
-
-// HTTPClient returns an *http.Client whose transport is the engine itself
-// (see RoundTrip). It is a gen.HttpRequestDoer: pass it to
-// gen.WithHTTPClient.
-func (e *Engine) HTTPClient() *http.Client { return &http.Client{Transport: e} }
