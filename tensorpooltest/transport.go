@@ -27,6 +27,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // with no network, whatever the request's host. A fault that drops the
 // connection makes it return an error wrapping io.ErrUnexpectedEOF.
 func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
+	orig := req
 	if req.Body != nil {
 		defer req.Body.Close()
 	} else {
@@ -52,7 +53,7 @@ func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
 		Header:        res.header,
 		Body:          io.NopCloser(bytes.NewReader(res.body)),
 		ContentLength: int64(len(res.body)),
-		Request:       req,
+		Request:       orig,
 	}, nil
 }
 
