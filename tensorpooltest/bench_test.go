@@ -1,0 +1,25 @@
+package tensorpooltest_test
+
+import (
+	"testing"
+
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+// BenchmarkRequestInfo measures one validated GET /request/info through the
+// in-process transport: request and response validation with kin-openapi's
+// JSON Schema 2020-12 engine dominate.
+func BenchmarkRequestInfo(b *testing.B) {
+	s := tensorpooltest.NewInProcessServer(b)
+	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	resp, err := s.Client.StorageDestroyWithResponse(ctx, "s-1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := *resp.JSON202.RequestId
+	for b.Loop() {
+		if _, err := s.Client.GetRequestInfoWithResponse(ctx, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package tensorpooltest_test
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+func TestLoopbackServerEndToEnd(t *testing.T) {
+	s := tensorpooltest.NewServer(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 0)))
+	s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
+	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	resp := attach(t, s, "s-1", "c-1")
+	wantStatus(t, resp, 202)
+	got := info(t, s, (*resp.JSON202.RequestIds)[0])
+	wantStatus(t, got, 200)
+	if got.JSON200.Status != gen.RequestStatusCOMPLETED {
+		t.Fatalf("status %s", got.JSON200.Status)
+	}
+	if _, err := http.ParseTime(got.HTTPResponse.Header.Get("Date")); err != nil {
+		t.Fatalf("Date header: %v", err)
+	}
+	if c, _ := s.Engine.Cluster("c-1"); c.Storage != "s-1" {
+		t.Fatalf("cluster %+v", c)
+	}
+}
+
+func TestAPIKey(t *testing.T) {
+	s := seeded(t, tensorpooltest.WithAPIKey("my-key"))
+	if s.Engine.APIKey() != "my-key" {
+		t.Fatal(s.Engine.APIKey())
+	}
+	wantStatus(t, destroy(t, s, "s-1"), 202) // the client sends the configured key
+	for _, h := range []string{"", "my-key", "Bearer " + tensorpooltest.DefaultAPIKey, "Basic my-key", "Bearer my-key2"} {
+		if status, _ := raw(t, s, "DELETE", "/storage/s-1", "", "", "Authorization", h); status != 403 {
+			t.Errorf("Authorization %q: status %d, want 403", h, status)
+		}
+	}
+}
+
+// The engine is safe for concurrent use (run with -race).
+func TestConcurrentClients(t *testing.T) {
+	s := tensorpooltest.NewServer(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, time.Millisecond)))
+	const n = 8
+	for i := range n {
+		s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-" + strconv.Itoa(i)})
+		s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-" + strconv.Itoa(i)})
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			id := fmt.Sprint(i)
+			resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageId: "s-" + id, ClusterIds: []string{"c-" + id}})
+			if err != nil || resp.StatusCode() != 202 {
+				t.Errorf("attach %s: %v %v", id, err, resp.StatusCode())
+				return
+			}
+			for range 3 {
+				if _, err := s.Client.GetRequestInfoWithResponse(ctx, (*resp.JSON202.RequestIds)[0]); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if s.Engine.Calls("storage_attach") != n || s.Engine.Calls("GET /request/info/{request_id}") != 3*n {
+		t.Fatalf("Calls: %d attach, %d info", s.Engine.Calls("storage_attach"), s.Engine.Calls("GET /request/info/{request_id}"))
+	}
+}

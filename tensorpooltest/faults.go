@@ -1,0 +1,113 @@
+package tensorpooltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// A Fault is a misbehaviour the engine shows on a request, instead of (or on
+// top of) its normal answer. The zero Fault changes nothing. Faults act
+// before authentication and validation, the way a proxy or a rate limiter in
+// front of the API would, unless Process is set.
+//
+// Guess: where real faults happen is unknown; acting before authentication
+// is what a rate limiter or gateway in front of the API does.
+type Fault struct {
+	// Latency delays the answer (in a synctest bubble, in fake time). The
+	// request's context cancels the wait.
+	Latency time.Duration
+	// Status, if not 0, answers with this status (for example 429, 500, 502
+	// or 503) and a {"detail": ...} JSON body instead of the operation's
+	// answer.
+	Status int
+	// RetryAfter is sent verbatim as the Retry-After header of a Status
+	// answer, if not empty: "3", an HTTP-date, or anything a test needs.
+	RetryAfter string
+	// Drop closes the connection without an answer (ServeHTTP) or makes
+	// RoundTrip fail with an error wrapping io.ErrUnexpectedEOF. Note that
+	// net/http's Transport may resend an idempotent request (GET, DELETE)
+	// by itself when a reused connection drops, so over loopback the client
+	// may never see the error; the in-process transport never resends.
+	Drop bool
+	// Process runs the operation for real (its request ids are issued, its
+	// effects scheduled) before Status or Drop replace the answer: the case
+	// of a gateway timing out on a server that did the work.
+	Process bool
+	// MalformedJSON cuts the operation's JSON answer in half, keeping its
+	// status and Content-Type.
+	MalformedJSON bool
+	// UnknownStatus replaces the "status" field of the operation's answer
+	// (GET /request/info) with this value, which the spec's enum lacks.
+	UnknownStatus string
+}
+
+// InjectFault makes the next n requests of operation op misbehave as f
+// says. op is a "METHOD /path" key as in the OpenAPI document (e.g.
+// "POST /storage/attach") or an operationId. Faults queue: a later
+// InjectFault on the same operation acts after the earlier ones are used up.
+// It panics if the document has no such operation.
+func (e *Engine) InjectFault(op string, n int, f Fault) {
+	var key string
+	for _, r := range e.spec.routes {
+		if r.matchesOp(op) {
+			key = r.key
+			break
+		}
+	}
+	if key == "" {
+		panic(fmt.Sprintf("tensorpooltest: InjectFault: no operation %q in the OpenAPI document", op))
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for range n {
+		e.faults[key] = append(e.faults[key], f)
+	}
+}
+
+// takeFault pops the next fault of an operation, with e.mu held.
+func (e *Engine) takeFault(key string) (Fault, bool) {
+	q := e.faults[key]
+	if len(q) == 0 {
+		return Fault{}, false
+	}
+	e.faults[key] = q[1:]
+	return q[0], true
+}
+
+// result is a Status fault's answer.
+func (f Fault) result() *result {
+	res := errorResult(f.Status, "injected fault: %d %s", f.Status, http.StatusText(f.Status))
+	if f.RetryAfter != "" {
+		res.header.Set("Retry-After", f.RetryAfter)
+	}
+	// Validated like any answer, except that the status is the test's
+	// choice: 429, 502 and 503 are declared by no operation.
+	res.undeclared = "status chosen by an injected fault"
+	if f.RetryAfter != "" {
+		// The test chose the header's value too, valid or not.
+		res.skipValidation = "Retry-After chosen by an injected fault"
+	}
+	return res
+}
+
+// mangle applies the faults that corrupt a normal answer.
+func (f Fault) mangle(res *result) *result {
+	if f.UnknownStatus != "" {
+		var body map[string]any
+		if json.Unmarshal(res.body, &body) == nil {
+			if _, ok := body["status"]; ok {
+				body["status"] = f.UnknownStatus
+				b, _ := json.Marshal(body)
+				res.body = b
+				res.skipValidation = "status value injected by a fault"
+			}
+		}
+	}
+	if f.MalformedJSON {
+		res.body = res.body[:len(res.body)/2]
+		res.skipValidation = "body truncated by an injected fault"
+	}
+	return res
+}

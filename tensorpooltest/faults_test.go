@@ -1,0 +1,156 @@
+package tensorpooltest_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+func TestFaultStatusForTheNextNRequests(t *testing.T) {
+	for _, tc := range []struct {
+		status     int
+		retryAfter string
+	}{
+		{429, "3"}, {429, ""}, {500, ""}, {502, ""}, {503, "Sun, 06 Nov 1994 08:49:37 GMT"}, {503, ""},
+	} {
+		t.Run(http.StatusText(tc.status)+" "+tc.retryAfter, func(t *testing.T) {
+			s := seeded(t)
+			s.Engine.InjectFault("GET /request/info/{request_id}", 2, tensorpooltest.Fault{Status: tc.status, RetryAfter: tc.retryAfter})
+			for i := range 2 {
+				resp := info(t, s, "req_000001")
+				wantStatus(t, resp, tc.status)
+				if got := resp.HTTPResponse.Header.Get("Retry-After"); got != tc.retryAfter {
+					t.Fatalf("request %d: Retry-After %q, want %q", i, got, tc.retryAfter)
+				}
+				detail(t, resp.Body)
+			}
+			// Faults are used up: the third request reaches the engine.
+			wantStatus(t, info(t, s, "req_000001"), 404)
+			if n := s.Engine.Calls("GET /request/info/{request_id}"); n != 3 {
+				t.Fatalf("Calls = %d, want 3", n)
+			}
+		})
+	}
+}
+
+func TestFaultsQueuePerOperation(t *testing.T) {
+	s := seeded(t)
+	s.Engine.InjectFault("storage_attach", 1, tensorpooltest.Fault{Status: 503})
+	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: 429})
+	wantStatus(t, destroy(t, s, "s-nope"), 404) // another operation: untouched
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 503)
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 429)
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 202)
+}
+
+func TestFaultStatusDoesNotRunTheOperation(t *testing.T) {
+	s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 0)))
+	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: 502})
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 502)
+	if c, _ := s.Engine.Cluster("c-1"); c.Storage != "" {
+		t.Fatalf("a 502 fault attached: %+v", c)
+	}
+}
+
+func TestFaultProcessRunsTheOperationAndLosesTheAnswer(t *testing.T) {
+	s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 0)))
+	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: 504, Process: true})
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 504)
+	if c, _ := s.Engine.Cluster("c-1"); c.Storage != "s-1" {
+		t.Fatalf("the processed attach did not attach: %+v", c)
+	}
+	// The retry a client would send now meets the state the lost answer left.
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 409)
+}
+
+func TestFaultLatency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t)
+		s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Latency: 90 * time.Second})
+		start := time.Now()
+		wantStatus(t, destroy(t, s, "s-1"), 202) // latency alone keeps the normal answer
+		if d := time.Since(start); d != 90*time.Second {
+			t.Fatalf("answered after %v, want 90s", d)
+		}
+	})
+}
+
+func TestFaultLatencyHonoursTheContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t)
+		s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Latency: time.Hour})
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		_, err := s.Client.StorageDestroyWithResponse(cctx, "s-1")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+		}
+		if _, ok := s.Engine.Storage("s-1"); !ok {
+			t.Fatal("a cancelled request ran")
+		}
+	})
+}
+
+func TestFaultDropInProcess(t *testing.T) {
+	s := seeded(t)
+	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Drop: true})
+	_, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1"}})
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want one wrapping io.ErrUnexpectedEOF", err)
+	}
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 202)
+}
+
+func TestFaultDropOnLoopback(t *testing.T) {
+	s := tensorpooltest.NewServer(t)
+	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Drop: true, Process: true})
+	if _, err := s.Client.StorageDestroyWithResponse(ctx, "s-1"); err == nil {
+		t.Fatal("no error from a dropped connection")
+	}
+	// Process: the destroy was accepted before the connection dropped.
+	wantStatus(t, destroy(t, s, "s-1"), 409)
+}
+
+func TestFaultMalformedJSON(t *testing.T) {
+	s := seeded(t)
+	s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{MalformedJSON: true})
+	resp, err := s.Client.StorageDestroyWithResponse(ctx, "s-1")
+	if err == nil {
+		t.Fatalf("the generated client parsed a malformed body: %d %s", resp.StatusCode(), resp.Body)
+	}
+	if len(s.Engine.Violations()) != 0 {
+		t.Fatal("a deliberately malformed answer was reported as a violation")
+	}
+}
+
+func TestFaultUnknownStatus(t *testing.T) {
+	s := seeded(t)
+	id := *destroy(t, s, "s-1").JSON202.RequestId
+	s.Engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{UnknownStatus: "HIBERNATING"})
+	resp := info(t, s, id)
+	wantStatus(t, resp, 200)
+	if resp.JSON200.Status != "HIBERNATING" || resp.JSON200.Status.Valid() {
+		t.Fatalf("status %q, want the injected unknown value", resp.JSON200.Status)
+	}
+	if got := info(t, s, id).JSON200.Status; !got.Valid() {
+		t.Fatalf("the fault outlived its one request: %q", got)
+	}
+}
+
+func TestInjectFaultUnknownOperationPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "POST /nope") {
+			t.Fatalf("recover() = %v", r)
+		}
+	}()
+	tensorpooltest.New().InjectFault("POST /nope", 1, tensorpooltest.Fault{Status: 500})
+}

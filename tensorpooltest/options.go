@@ -1,0 +1,61 @@
+package tensorpooltest
+
+import "time"
+
+// An Option configures an Engine.
+type Option func(*config)
+
+type config struct {
+	spec        []byte
+	apiKey      string
+	lifecycle   Lifecycle
+	retryAfter  time.Duration
+	raForm      RetryAfterForm
+	onViolation func(Violation)
+}
+
+// WithAPIKey sets the API key the engine accepts as "Authorization: Bearer
+// <key>". The default is DefaultAPIKey.
+func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+
+// WithLifecycle sets the lifecycle of asynchronous requests that have none
+// queued with QueueLifecycles. The default is DefaultLifecycle.
+func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = l } }
+
+// WithRetryAfter sets the Retry-After header GET /request/info sends while a
+// request is not terminal: the delay, and whether it is sent as whole seconds
+// (rounded up) or as an HTTP-date (time.Now() plus the delay, to the
+// second; compare it with the Date header), or not at all. The default is 2
+// seconds, in seconds.
+//
+// Guess: the seeds give no value; 2 seconds is the official CLI's fallback
+// when the header is absent.
+func WithRetryAfter(d time.Duration, form RetryAfterForm) Option {
+	return func(c *config) { c.retryAfter, c.raForm = d, form }
+}
+
+// WithViolationHandler sets a function that receives every response that
+// does not conform to the OpenAPI document. NewServer wires it to t.Errorf.
+// Violations are also kept (see Violations).
+func WithViolationHandler(f func(Violation)) Option {
+	return func(c *config) { c.onViolation = f }
+}
+
+// WithSpec replaces the vendored openapi.json with another OpenAPI document,
+// for example a newer upstream one: its operations the engine does not model
+// answer 501. New panics if the document does not load or validate.
+func WithSpec(openAPIDocument []byte) Option { return func(c *config) { c.spec = openAPIDocument } }
+
+// RetryAfterForm is how the engine writes a Retry-After header.
+type RetryAfterForm int
+
+const (
+	// RetryAfterSeconds writes a number of seconds, as the spec declares.
+	RetryAfterSeconds RetryAfterForm = iota
+	// RetryAfterHTTPDate writes an HTTP-date (RFC 9110 section 10.2.3), which
+	// the spec does not declare but real servers and proxies may send.
+	RetryAfterHTTPDate
+	// RetryAfterOmitted sends no Retry-After at all, against the seed ("the
+	// response includes a Retry-After header"), to test a client's fallback.
+	RetryAfterOmitted
+)

@@ -1,0 +1,37 @@
+package tensorpooltest_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+// TestAttachAndWait is the README's "Testing your code with tensorpooltest"
+// sample, kept compiling and passing here: a minute of request lifecycle and
+// Retry-After polling in fake time.
+func TestAttachAndWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := tensorpooltest.NewInProcessServer(t,
+			tensorpooltest.WithLifecycle(tensorpooltest.Succeed(10*time.Second, 50*time.Second)),
+			tensorpooltest.WithRetryAfter(5*time.Second, tensorpooltest.RetryAfterSeconds))
+		srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
+		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+
+		start := time.Now()
+		if err := attachAndWait(context.Background(), srv.Client, "s-1", "c-1"); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := srv.Engine.Cluster("c-1"); c.Storage != "s-1" {
+			t.Fatalf("cluster c-1 has storage %q, want s-1", c.Storage)
+		}
+		if took := time.Since(start); took != time.Minute {
+			t.Fatalf("took %v of fake time, want 1m", took)
+		}
+		if n := srv.Engine.Calls("GET /request/info/{request_id}"); n != 13 {
+			t.Fatalf("%d polls, want 13 (every 5s for a minute)", n)
+		}
+	})
+}

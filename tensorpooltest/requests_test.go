@@ -1,0 +1,138 @@
+package tensorpooltest_test
+
+import (
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+func TestQueuedLifecyclesApplyInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t)
+		s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-2"})
+		s.Engine.QueueLifecycles(
+			tensorpooltest.Fail(0, time.Second, "first fails"),
+			tensorpooltest.Succeed(0, 5*time.Second),
+		)
+		first := *destroy(t, s, "s-1").JSON202.RequestId
+		second := *destroy(t, s, "s-2").JSON202.RequestId
+		time.Sleep(time.Second)
+		if st := info(t, s, first).JSON200.Status; st != gen.RequestStatusFAILED {
+			t.Fatalf("first: %s", st)
+		}
+		if st := info(t, s, second).JSON200.Status; st != gen.RequestStatusPROCESSING {
+			t.Fatalf("second after 1s: %s", st)
+		}
+		time.Sleep(4 * time.Second)
+		if st := info(t, s, second).JSON200.Status; st != gen.RequestStatusCOMPLETED {
+			t.Fatalf("second after 5s: %s", st)
+		}
+		if _, ok := s.Engine.Storage("s-1"); !ok {
+			t.Fatal("the failed destroy destroyed s-1")
+		}
+		if _, ok := s.Engine.Storage("s-2"); ok {
+			t.Fatal("the completed destroy left s-2")
+		}
+		// The queue is used up: the next request gets the default lifecycle.
+		third := (*attach(t, s, "s-1", "c-1").JSON202.RequestIds)[0]
+		if st := info(t, s, third).JSON200.Status; st != gen.RequestStatusPENDING {
+			t.Fatalf("third: %s, want PENDING (default lifecycle)", st)
+		}
+	})
+}
+
+func TestBusyVolumeRefusesAnotherRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(time.Second, time.Second)))
+		wantStatus(t, destroy(t, s, "s-1"), 202)
+		wantStatus(t, attach(t, s, "s-1", "c-1"), 409) // being destroyed: not ready
+		wantStatus(t, destroy(t, s, "s-1"), 409)       // already being destroyed
+		time.Sleep(2 * time.Second)
+		wantStatus(t, attach(t, s, "s-1", "c-1"), 404) // gone
+	})
+}
+
+func TestSetLifecycle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t)
+		id := *destroy(t, s, "s-1").JSON202.RequestId
+		if !s.Engine.SetLifecycle(id, tensorpooltest.Fail(0, 2*time.Second, "changed my mind")) {
+			t.Fatal("SetLifecycle on a request in flight returned false")
+		}
+		time.Sleep(2 * time.Second)
+		if got := info(t, s, id).JSON200; got.Status != gen.RequestStatusFAILED || *got.ExternalMessage != "changed my mind" {
+			t.Fatalf("request info %+v", got)
+		}
+		if s.Engine.SetLifecycle(id, tensorpooltest.Succeed(0, 0)) {
+			t.Fatal("SetLifecycle on a terminal request returned true")
+		}
+		if s.Engine.SetLifecycle("req_nope", tensorpooltest.Succeed(0, 0)) {
+			t.Fatal("SetLifecycle on an unknown request returned true")
+		}
+	})
+}
+
+func TestMalformedLifecyclesPanic(t *testing.T) {
+	for name, l := range map[string]tensorpooltest.Lifecycle{
+		"empty":                 nil,
+		"no terminal phase":     {{Status: gen.RequestStatusPENDING, For: time.Second}},
+		"terminal in the midst": {{Status: gen.RequestStatusCOMPLETED}, {Status: gen.RequestStatusFAILED}},
+		"unknown status":        {{Status: "SLEEPING"}, {Status: gen.RequestStatusCOMPLETED}},
+		"negative duration":     {{Status: gen.RequestStatusPENDING, For: -1}, {Status: gen.RequestStatusCOMPLETED}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic")
+				}
+			}()
+			tensorpooltest.New().QueueLifecycles(l)
+		})
+	}
+}
+
+func TestRetryAfterSecondsRoundUp(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0", 1500 * time.Millisecond: "2", time.Minute: "60"} {
+		s := seeded(t, tensorpooltest.WithRetryAfter(d, tensorpooltest.RetryAfterSeconds))
+		id := *destroy(t, s, "s-1").JSON202.RequestId
+		if got := info(t, s, id).HTTPResponse.Header.Get("Retry-After"); got != want {
+			t.Errorf("Retry-After for %v = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestSetRetryAfterSwitchesForm(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t)
+		id := *destroy(t, s, "s-1").JSON202.RequestId
+		if got := info(t, s, id).HTTPResponse.Header.Get("Retry-After"); got != "2" {
+			t.Fatalf("default Retry-After %q, want \"2\"", got)
+		}
+		s.Engine.SetRetryAfter(7*time.Second, tensorpooltest.RetryAfterHTTPDate)
+		h := info(t, s, id).HTTPResponse.Header
+		ra, err := http.ParseTime(h.Get("Retry-After"))
+		if err != nil || ra.Sub(time.Now().Truncate(time.Second)) != 7*time.Second {
+			t.Fatalf("Retry-After %q (%v), want now+7s", h.Get("Retry-After"), err)
+		}
+		if v := s.Engine.Violations(); len(v) != 0 {
+			t.Fatalf("the HTTP-date deviation was reported: %v", v)
+		}
+	})
+}
+
+func TestRetryAfterOmitted(t *testing.T) {
+	s := seeded(t, tensorpooltest.WithRetryAfter(time.Second, tensorpooltest.RetryAfterOmitted))
+	id := *destroy(t, s, "s-1").JSON202.RequestId
+	resp := info(t, s, id)
+	if resp.JSON200.Status.Valid() && resp.JSON200.Status == gen.RequestStatusPENDING {
+		if _, ok := resp.HTTPResponse.Header["Retry-After"]; ok {
+			t.Fatal("Retry-After sent with RetryAfterOmitted")
+		}
+		return
+	}
+	t.Fatalf("status %s, want PENDING", resp.JSON200.Status)
+}

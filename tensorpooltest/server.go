@@ -1,0 +1,80 @@
+package tensorpooltest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+// TB is the part of testing.TB the test constructors use. *testing.T,
+// *testing.B and *testing.F satisfy it; package tensorpooltest itself does
+// not import testing.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// InProcessURL is the base URL of an in-process Server. Nothing listens
+// there: the engine answers through its RoundTrip method, whatever the host.
+const InProcessURL = "http://engine.tensorpool.test"
+
+// Server is an engine wired to a ready client, for one test.
+type Server struct {
+	// Engine is the engine the client talks to: seed it, script faults and
+	// lifecycles, and inspect its state through it.
+	Engine *Engine
+	// URL is the base URL of the engine: an httptest loopback URL, or
+	// InProcessURL.
+	URL string
+	// Client is a generated client for URL, sending the engine's API key.
+	Client *gen.ClientWithResponses
+	// HTTPClient is the HTTP client under Client; wrap it to put your own
+	// transport (retries, logging) in front of the engine.
+	HTTPClient *http.Client
+}
+
+// NewServer starts an engine on a loopback httptest server and returns it
+// with a client. Responses that violate the OpenAPI document fail the test
+// (t.Errorf); the server is closed when the test ends.
+//
+// Inside a testing/synctest bubble, use NewInProcessServer: sockets are not
+// durably blocking, so fake time cannot advance while a request is in flight.
+func NewServer(t TB, opts ...Option) *Server {
+	t.Helper()
+	e := New(append([]Option{violationsFail(t)}, opts...)...)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return newServer(t, e, srv.URL, srv.Client())
+}
+
+// NewInProcessServer is NewServer without a socket: the client's transport
+// is the engine itself, so it works inside a testing/synctest bubble, where
+// Retry-After waits and request lifecycles run in fake time.
+func NewInProcessServer(t TB, opts ...Option) *Server {
+	t.Helper()
+	e := New(append([]Option{violationsFail(t)}, opts...)...)
+	return newServer(t, e, InProcessURL, e.HTTPClient())
+}
+
+func violationsFail(t TB) Option {
+	return WithViolationHandler(func(v Violation) { t.Errorf("%v", v) })
+}
+
+func newServer(t TB, e *Engine, url string, hc *http.Client) *Server {
+	t.Helper()
+	key := e.APIKey()
+	c, err := gen.NewClientWithResponses(url,
+		gen.WithHTTPClient(hc),
+		gen.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+key)
+			return nil
+		}))
+	if err != nil {
+		t.Fatalf("tensorpooltest: %v", err)
+	}
+	return &Server{Engine: e, URL: url, Client: c, HTTPClient: hc}
+}

@@ -1,0 +1,156 @@
+package tensorpooltest
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
+
+	tensorpool "github.com/tensorpool/tensorpool-go"
+)
+
+// spec is a parsed, validated OpenAPI document and the routes of its
+// operations. It is read-only once built, so engines share it.
+type spec struct {
+	doc    *openapi3.T
+	routes []*route // in kin-openapi's matching order: literal segments first
+}
+
+// route is one operation of the document.
+type route struct {
+	key    string         // "METHOD /path/{template}", the engine's name for an operation
+	re     *regexp.Regexp // matches the escaped request path
+	params []string       // path parameter names, in order
+	kr     *routers.Route // what openapi3filter validates against
+}
+
+// Parsing and validating the 3.1 document takes milliseconds; the same bytes
+// give the same spec, so it is built once per process and per document.
+var specs sync.Map // [sha256.Size]byte -> *specOnce
+
+type specOnce struct {
+	once sync.Once
+	s    *spec
+	err  error
+}
+
+func loadSpec(data []byte) (*spec, error) {
+	if data == nil {
+		data = tensorpool.OpenAPIDocument()
+	}
+	v, _ := specs.LoadOrStore(sha256.Sum256(data), &specOnce{})
+	so := v.(*specOnce)
+	so.once.Do(func() { so.s, so.err = buildSpec(data) })
+	return so.s, so.err
+}
+
+var templateParam = regexp.MustCompile(`\{([^{}/]+)\}`)
+
+func buildSpec(data []byte) (*spec, error) {
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = false
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("tensorpooltest: loading OpenAPI document: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("tensorpooltest: invalid OpenAPI document: %w", err)
+	}
+	s := &spec{doc: doc}
+	// The engine routes by path only, whatever host it is reached at:
+	// kin-openapi's routers match doc.servers, which upstream leaves empty
+	// and a test server's URL could never be in anyway.
+	for _, path := range doc.Paths.InMatchingOrder() {
+		item := doc.Paths.Value(path)
+		var params []string
+		pattern := "^"
+		last := 0
+		for _, m := range templateParam.FindAllStringSubmatchIndex(path, -1) {
+			pattern += regexp.QuoteMeta(path[last:m[0]]) + `([^/]+)`
+			params = append(params, path[m[2]:m[3]])
+			last = m[1]
+		}
+		pattern += regexp.QuoteMeta(path[last:]) + "$"
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return nil, fmt.Errorf("tensorpooltest: path %q: %w", path, err)
+		}
+		for method, op := range item.Operations() {
+			s.routes = append(s.routes, &route{
+				key:    method + " " + path,
+				re:     re,
+				params: params,
+				kr:     &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
+			})
+		}
+	}
+	return s, nil
+}
+
+// Operations lists the operations of the engine's OpenAPI document as
+// "METHOD /path" keys (the form InjectFault and Calls take), in the
+// document's matching order.
+func (e *Engine) Operations() []string {
+	keys := make([]string, 0, len(e.spec.routes))
+	for _, r := range e.spec.routes {
+		keys = append(keys, r.key)
+	}
+	return keys
+}
+
+// errMethodNotAllowed is find's answer when the path exists under other methods.
+type errMethodNotAllowed struct{ allow []string }
+
+func (errMethodNotAllowed) Error() string { return "method not allowed" }
+
+// find matches a request to an operation. The path is matched in its escaped
+// form, so that an escaped "/" inside a parameter (storage id "a/b" sent as
+// "a%2Fb") stays inside that parameter; parameter values are then unescaped.
+func (s *spec) find(method string, u *url.URL) (*route, map[string]string, error) {
+	path := u.EscapedPath()
+	var allow []string
+	for _, r := range s.routes {
+		m := r.re.FindStringSubmatch(path)
+		if m == nil {
+			continue
+		}
+		if r.kr.Method != method {
+			allow = append(allow, r.kr.Method)
+			continue
+		}
+		params := make(map[string]string, len(r.params))
+		for i, name := range r.params {
+			v, err := url.PathUnescape(m[i+1])
+			if err != nil {
+				return nil, nil, err
+			}
+			params[name] = v
+		}
+		return r, params, nil
+	}
+	if len(allow) > 0 {
+		return nil, nil, errMethodNotAllowed{allow}
+	}
+	return nil, nil, routers.ErrPathNotFound
+}
+
+// opName names an operation for messages: its operationId and its key.
+func (r *route) opName() string {
+	if id := r.kr.Operation.OperationID; id != "" {
+		return fmt.Sprintf("%s (%s)", id, r.key)
+	}
+	return r.key
+}
+
+// matchesOp reports whether op (a "METHOD /path" key or an operationId)
+// names r.
+func (r *route) matchesOp(op string) bool {
+	return op == r.key || (op != "" && op == r.kr.Operation.OperationID) ||
+		strings.EqualFold(op, r.key) // method case
+}

@@ -1,0 +1,233 @@
+package tensorpooltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+// Storage is a storage volume, as a test seeds it (AddStorage) or reads it
+// back (Storage).
+type Storage struct {
+	// ID is the volume's id; the API requires it to start with "s-".
+	ID string
+	// DeletionProtection makes DELETE /storage/{id} answer 409.
+	DeletionProtection bool
+	// NotReady marks a volume still being provisioned: attaching it answers
+	// 409 ("storage not ready").
+	NotReady bool
+	// AttachedTo lists the clusters the volume is attached to, sorted.
+	// AddStorage attaches the volume to these clusters, which must exist.
+	AttachedTo []string
+}
+
+// Cluster is a cluster, as a test seeds it (AddCluster) or reads it back
+// (Cluster).
+type Cluster struct {
+	// ID is the cluster's id. Guess: the engine requires no format (the seeds
+	// give none; the README's examples use "c-...").
+	ID string
+	// Ineligible marks a cluster that cannot have storage attached:
+	// attaching answers 400 ("cluster not eligible").
+	Ineligible bool
+	// Storage is the id of the volume attached to the cluster, or "".
+	Storage string
+}
+
+type storage struct {
+	Storage
+	busy string // the id of the request in flight on this volume, or ""
+}
+
+type cluster struct {
+	Cluster
+	busy string // the id of an attach request in flight to this cluster, or ""
+}
+
+// AddStorage adds a storage volume, replacing any with the same id. It
+// panics if the id does not start with "s-" or names an unknown cluster in
+// AttachedTo: a test's seed data is wrong, not the engine.
+func (e *Engine) AddStorage(s Storage) {
+	if !strings.HasPrefix(s.ID, "s-") {
+		panic(fmt.Sprintf("tensorpooltest: storage id %q does not start with \"s-\"", s.ID))
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advance(time.Now())
+	for _, c := range s.AttachedTo {
+		cl, ok := e.clusters[c]
+		if !ok {
+			panic(fmt.Sprintf("tensorpooltest: storage %s attached to unknown cluster %q", s.ID, c))
+		}
+		cl.Storage = s.ID
+	}
+	s.AttachedTo = slices.Clone(s.AttachedTo)
+	slices.Sort(s.AttachedTo)
+	e.storages[s.ID] = &storage{Storage: s}
+}
+
+// AddCluster adds a cluster, replacing any with the same id. A non-empty
+// Storage must name a volume added before; the volume is attached to it.
+func (e *Engine) AddCluster(c Cluster) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advance(time.Now())
+	if c.Storage != "" {
+		s, ok := e.storages[c.Storage]
+		if !ok {
+			panic(fmt.Sprintf("tensorpooltest: cluster %s attached to unknown storage %q", c.ID, c.Storage))
+		}
+		if !slices.Contains(s.AttachedTo, c.ID) {
+			s.AttachedTo = append(s.AttachedTo, c.ID)
+			slices.Sort(s.AttachedTo)
+		}
+	}
+	e.clusters[c.ID] = &cluster{Cluster: c}
+}
+
+// Storage returns the volume with this id as of now, and whether it exists
+// (a volume whose destroy request completed does not).
+func (e *Engine) Storage(id string) (Storage, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advance(time.Now())
+	s, ok := e.storages[id]
+	if !ok {
+		return Storage{}, false
+	}
+	out := s.Storage
+	out.AttachedTo = slices.Clone(s.AttachedTo)
+	return out, true
+}
+
+// Cluster returns the cluster with this id as of now, and whether it exists.
+func (e *Engine) Cluster(id string) (Cluster, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advance(time.Now())
+	c, ok := e.clusters[id]
+	if !ok {
+		return Cluster{}, false
+	}
+	return c.Cluster, true
+}
+
+// storageAttach is POST /storage/attach. The body has been validated against
+// StorageAttachRestRequest (required fields, exactly one cluster id).
+func (e *Engine) storageAttach(c *call) *result {
+	// Guess: the seed lists the outcomes but not their precedence; the
+	// engine checks, in order: id format (400), storage exists (404),
+	// clusters exist (404), eligibility (400), storage ready (409), cluster
+	// free (409).
+	var req gen.StorageAttachRestRequest
+	if err := json.Unmarshal(c.body, &req); err != nil {
+		// Unreachable after validation, but a handler never trusts its body.
+		return errorResult(http.StatusBadRequest, "Invalid request: %v", err)
+	}
+	// The seed: "Storage ID to attach (must start with 's-')"; a bad id is
+	// a 400 "Invalid request", since the schema itself has no pattern.
+	if !strings.HasPrefix(req.StorageId, "s-") {
+		return errorResult(http.StatusBadRequest, "Invalid request: storage id %q must start with 's-'", req.StorageId)
+	}
+	s, ok := e.storages[req.StorageId]
+	if !ok {
+		return errorResult(http.StatusNotFound, "Storage %s not found", req.StorageId)
+	}
+	var targets []*cluster
+	for _, id := range req.ClusterIds {
+		cl, ok := e.clusters[id]
+		if !ok {
+			return errorResult(http.StatusNotFound, "Cluster %s not found", id)
+		}
+		targets = append(targets, cl)
+	}
+	for _, cl := range targets {
+		if cl.Ineligible {
+			return errorResult(http.StatusBadRequest, "Cluster %s is not eligible for storage attachment", cl.ID)
+		}
+	}
+	// Guess: "storage not ready" covers a volume still provisioning and one
+	// with a request in flight (an attach or a destroy not yet terminal).
+	if s.NotReady || s.busy != "" {
+		return errorResult(http.StatusConflict, "Storage %s is not ready", s.ID)
+	}
+	for _, cl := range targets {
+		// Guess: the seed's "Cluster already has storage attached" is read
+		// literally: a cluster holds at most one volume, this one or another,
+		// and an attach in flight to it counts. A volume may be attached to
+		// several clusters (destroy's 409 says "attached to clusters").
+		if cl.Storage != "" || cl.busy != "" {
+			return errorResult(http.StatusConflict, "Cluster %s already has storage attached", cl.ID)
+		}
+	}
+	var ids []string
+	for _, cl := range targets {
+		r := e.newRequest(c.now, gen.RequestTypeSTORAGEATTACH, s.ID)
+		// Guess: object_id is the volume's id (the spec says
+		// "cluster/storage"); one request per cluster, as the CLI expects.
+		r.pendingMsg = fmt.Sprintf("Attaching storage %s to cluster %s", s.ID, cl.ID)
+		r.doneMsg = fmt.Sprintf("Storage %s attached to cluster %s", s.ID, cl.ID)
+		s.busy, cl.busy = r.id, r.id
+		r.release = func() { s.busy, cl.busy = "", "" }
+		r.effect = func() {
+			cl.Storage = s.ID
+			s.AttachedTo = append(s.AttachedTo, cl.ID)
+			slices.Sort(s.AttachedTo)
+		}
+		ids = append(ids, r.id)
+	}
+	clusterIDs := slices.Clone(req.ClusterIds)
+	return jsonResult(http.StatusAccepted, gen.StorageAttachRestResponse{
+		StorageId:  s.ID,
+		ClusterIds: &clusterIDs,
+		RequestIds: &ids,
+		// Guess: wording; the seed only says "Storage attachment initiated".
+		Message: fmt.Sprintf("Storage attachment initiated; attaching restarts all nodes of %s", strings.Join(req.ClusterIds, ", ")),
+	})
+}
+
+// storageDestroy is DELETE /storage/{storage_id}.
+func (e *Engine) storageDestroy(c *call) *result {
+	// Guess: "Invalid storage ID format" (400) is the "must start with 's-'"
+	// rule of attach's storage_id; the checks run in the order below.
+	id := c.params["storage_id"]
+	if !strings.HasPrefix(id, "s-") {
+		return errorResult(http.StatusBadRequest, "Invalid storage ID format: %q must start with 's-'", id)
+	}
+	s, ok := e.storages[id]
+	if !ok {
+		return errorResult(http.StatusNotFound, "Storage %s not found", id)
+	}
+	if s.DeletionProtection {
+		return errorResult(http.StatusConflict, "Storage %s has deletion protection enabled", id)
+	}
+	if len(s.AttachedTo) > 0 {
+		return errorResult(http.StatusConflict, "Storage %s is attached to clusters %s; detach it first", id, strings.Join(s.AttachedTo, ", "))
+	}
+	// Guess: a request in flight (an attach, or an earlier destroy) blocks a
+	// destroy with 409, like "still attached".
+	if s.busy != "" {
+		return errorResult(http.StatusConflict, "Storage %s has a request in progress (%s)", id, s.busy)
+	}
+	r := e.newRequest(c.now, gen.RequestTypeSTORAGEDESTROY, id)
+	r.pendingMsg = fmt.Sprintf("Destroying storage %s", id)
+	r.doneMsg = fmt.Sprintf("Storage %s destroyed", id)
+	s.busy = r.id
+	r.release = func() { s.busy = "" }
+	r.effect = func() {
+		if e.storages[id] == s {
+			delete(e.storages, id)
+		}
+	}
+	rid := r.id
+	return jsonResult(http.StatusAccepted, gen.StorageDestroyRestResponse{
+		StorageId: id,
+		RequestId: &rid,
+		Message:   "Storage destruction initiated",
+	})
+}

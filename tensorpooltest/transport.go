@@ -1,0 +1,63 @@
+package tensorpooltest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// ServeHTTP implements http.Handler. A fault that drops the connection
+// aborts the handler (http.ErrAbortHandler), so the client sees the
+// connection close without a response.
+func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	res, err := e.serve(r)
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	for k, v := range res.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(res.status)
+	w.Write(res.body)
+}
+
+// RoundTrip implements http.RoundTripper: it answers the request in-process,
+// with no network, whatever the request's host. A fault that drops the
+// connection makes it return an error wrapping io.ErrUnexpectedEOF.
+func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
+	orig := req
+	if req.Body != nil {
+		defer req.Body.Close()
+	} else {
+		req = req.Clone(req.Context())
+		req.Body = http.NoBody
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	res, err := e.serve(req)
+	if errors.Is(err, errDropped) {
+		return nil, fmt.Errorf("%w: %w", errDropped, io.ErrUnexpectedEOF)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", res.status, http.StatusText(res.status)),
+		StatusCode:    res.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        res.header,
+		Body:          io.NopCloser(bytes.NewReader(res.body)),
+		ContentLength: int64(len(res.body)),
+		Request:       orig,
+	}, nil
+}
+
+// HTTPClient returns an *http.Client whose transport is the engine itself
+// (see RoundTrip). It is a gen.HttpRequestDoer: pass it to
+// gen.WithHTTPClient.
+func (e *Engine) HTTPClient() *http.Client { return &http.Client{Transport: e} }
