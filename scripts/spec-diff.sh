@@ -8,7 +8,7 @@
 #                                    working tree changes it); none: say so, pass
 #
 # REV=<file> compares against that file instead of ./openapi.json (update-spec
-# uses it to report on a fetched spec before writing it).
+# uses it to report on a fetched spec before writing it; REV_LABEL names it).
 #
 # It prints every change (oasdiff changelog), then the breaking ones that are
 # not acknowledged in openapi.acknowledged-breaking.txt, and exits 1 if there
@@ -74,7 +74,7 @@ if bad=$(grep -n -v -E 'reason:[[:space:]]*[^[:space:]]' "$tmp/ack"); then
 fi
 
 flags=(--color never --allow-external-refs=false --severity-levels "$tmp/levels")
-echo "== Changes from $base_name to $rev"
+echo "== Changes from $base_name to ${REV_LABEL:-$rev}"
 oasdiff changelog "${flags[@]}" "$tmp/base.json" "$rev"
 echo "== Breaking changes not acknowledged in $ack"
 if ! oasdiff breaking "${flags[@]}" --err-ignore "$tmp/ack" --fail-on ERR "$tmp/base.json" "$rev"; then

@@ -30,7 +30,7 @@ if cmp -s "$tmp/openapi.json" openapi.json; then
 fi
 
 breaking=0
-REV="$tmp/openapi.json" ./scripts/spec-diff.sh openapi.json || breaking=$?
+REV="$tmp/openapi.json" REV_LABEL="$spec" ./scripts/spec-diff.sh openapi.json || breaking=$?
 if [ "$breaking" -gt 1 ]; then
 	exit "$breaking" # the diff itself failed (bad acknowledgement file, unreadable spec)
 fi
