@@ -3,7 +3,7 @@ GO      ?= go
 MODULES := . tools tools/oasdiff internal/testdata/consumer
 
 .PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer test quickstart \
-	update-spec spec-diff check-spec-diff
+	update-spec spec-diff check-spec-diff prism
 
 all: check
 
@@ -20,7 +20,7 @@ quickstart:
 	$(GO) run ./examples/quickstart
 
 ## check: everything CI checks
-check: check-generated check-format check-vet check-tidy check-consumer check-spec-diff test
+check: check-generated check-format check-vet check-tidy check-consumer check-spec-diff test prism
 
 check-generated:
 	./scripts/check-generated.sh
@@ -52,3 +52,7 @@ spec-diff:
 # CI: against openapi.json before the last commit that changed it.
 check-spec-diff:
 	./scripts/spec-diff.sh
+
+## prism: drive every operation through the generated client against Prism (pinned in tools/prism; needs npm)
+prism:
+	./scripts/prism.sh
