@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -31,15 +32,39 @@ func schema(doc map[string]any, name string) map[string]any {
 	return doc["components"].(map[string]any)["schemas"].(map[string]any)[name].(map[string]any)
 }
 
+// newStatus is a RequestStatus value upstream will never have.
+const newStatus = "SPECGROWTH_NEW_STATUS"
+
 func addEnumValue(doc map[string]any) {
 	s := schema(doc, "RequestStatus")
-	s["enum"] = append(s["enum"].([]any), "CANCELLED")
+	s["enum"] = append(s["enum"].([]any), newStatus)
 }
 
-func dropAttachMessage(doc map[string]any) {
-	s := schema(doc, "StorageAttachRestResponse")
-	delete(s["properties"].(map[string]any), "message")
-	s["required"] = []any{"storage_id"}
+// removeAnOperation removes the first path (in sorted order) that holds a
+// single operation, and returns that operation as "METHOD /path".
+func removeAnOperation(t *testing.T, doc map[string]any) string {
+	paths := doc["paths"].(map[string]any)
+	keys := make([]string, 0, len(paths))
+	for p := range paths {
+		keys = append(keys, p)
+	}
+	sort.Strings(keys)
+	for _, p := range keys {
+		item := paths[p].(map[string]any)
+		var methods []string
+		for m := range item {
+			switch m {
+			case "get", "put", "post", "delete", "patch", "head", "options", "trace":
+				methods = append(methods, m)
+			}
+		}
+		if len(methods) == 1 {
+			delete(paths, p)
+			return strings.ToUpper(methods[0]) + " " + p
+		}
+	}
+	t.Fatal("openapi.json has no path with a single operation")
+	return ""
 }
 
 // make update-spec with a local file: the spec is written in normal form,
@@ -69,7 +94,8 @@ func TestUpdateSpecFromLocalFile(t *testing.T) {
 	}
 	out = mustRun(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=check-generated check-spec-diff")
 	for _, want := range []string{
-		"added the new `CANCELLED` enum value to the `status` response property",
+		"info\t[response-property-enum-value-added]",
+		"added the new `" + newStatus + "` enum value",
 		"spec-diff: OK: no unacknowledged breaking change.",
 		"openapi.json and gen/ are updated",
 	} {
@@ -77,7 +103,7 @@ func TestUpdateSpecFromLocalFile(t *testing.T) {
 			t.Errorf("update-spec output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(string(readFile(t, filepath.Join(dir, "gen", "tensorpool.gen.go"))), `"CANCELLED"`) {
+	if !strings.Contains(string(readFile(t, filepath.Join(dir, "gen", "tensorpool.gen.go"))), `"`+newStatus+`"`) {
 		t.Errorf("gen/ was not regenerated from the new spec")
 	}
 	spec := string(readFile(t, filepath.Join(dir, "openapi.json")))
@@ -130,9 +156,10 @@ func TestSpecDiffGate(t *testing.T) {
 	}
 
 	// A breaking one fails, in CI mode (last change vs its parent) and with BASE.
-	write(editSpec(t, dir, dropAttachMessage))
+	var removed string
+	write(editSpec(t, dir, func(doc map[string]any) { removed = removeAnOperation(t, doc) }))
 	out, err := run(t, dir, nil, "make", "check-spec-diff") // uncommitted: vs HEAD
-	const change = "removed the required property `message` from the response with the `202` status"
+	change := removed + "\n\t\tapi path removed without deprecation"
 	if err == nil || !strings.Contains(out, change) {
 		t.Fatalf("an uncommitted breaking change passes the gate (err=%v):\n%s", err, out)
 	}
@@ -156,14 +183,15 @@ func TestSpecDiffGate(t *testing.T) {
 		}
 	}
 	orig := readFile(t, ack)
-	appendAck("POST /storage/attach " + change)
+	ackLine := removed + " api path removed without deprecation"
+	appendAck(ackLine)
 	if out, err := run(t, dir, nil, "make", "check-spec-diff"); err == nil || !strings.Contains(out, "needs 'reason: <why>'") {
 		t.Errorf("an acknowledgement without a reason is accepted:\n%s", out)
 	}
 	if err := os.WriteFile(ack, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	appendAck("POST /storage/attach " + change + " reason: test of the gate")
+	appendAck(ackLine + " reason: test of the gate")
 	out = mustRun(t, dir, nil, "make", "check-spec-diff")
 	if !strings.Contains(out, "spec-diff: OK") {
 		t.Errorf("an acknowledged breaking change still fails:\n%s", out)
