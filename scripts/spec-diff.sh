@@ -20,10 +20,12 @@ base_arg=${1:-}
 rev=${REV:-openapi.json}
 ack=openapi.acknowledged-breaking.txt
 levels=openapi.severity-levels.txt
-oasdiff() { ${GO:-go} run -modfile=tools/oasdiff/go.mod github.com/oasdiff/oasdiff "$@"; }
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/before" "$tmp/after"
+# Output names the files as before/openapi.json and after/openapi.json (or
+# openapi.json for the working tree), not by their temporary paths.
+oasdiff() { ${GO:-go} run -modfile=tools/oasdiff/go.mod github.com/oasdiff/oasdiff "$@" | sed "s|$tmp/||g"; }
 
 # Pick the base document.
 if [ -z "$base_arg" ]; then
@@ -53,10 +55,10 @@ if [ -z "$base_arg" ]; then
 	fi
 fi
 if [ -f "$base_arg" ]; then
-	cp "$base_arg" "$tmp/base.json"
+	cp "$base_arg" "$tmp/before/openapi.json"
 	base_name=$base_arg
 else
-	if ! git show "$base_arg:openapi.json" >"$tmp/base.json" 2>"$tmp/err"; then
+	if ! git show "$base_arg:openapi.json" >"$tmp/before/openapi.json" 2>"$tmp/err"; then
 		echo >&2 "spec-diff: cannot read openapi.json at '$base_arg': $(cat "$tmp/err")"
 		exit 2
 	fi
@@ -73,11 +75,17 @@ if bad=$(grep -n -v -E 'reason:[[:space:]]*[^[:space:]]' "$tmp/ack"); then
 	exit 2
 fi
 
+if [ "$rev" != openapi.json ]; then
+	cp "$rev" "$tmp/after/openapi.json"
+	rev_label=${REV_LABEL:-$rev}
+	rev=$tmp/after/openapi.json
+fi
+
 flags=(--color never --allow-external-refs=false --severity-levels "$tmp/levels")
-echo "== Changes from $base_name to ${REV_LABEL:-$rev}"
-oasdiff changelog "${flags[@]}" "$tmp/base.json" "$rev"
+echo "== Changes from $base_name to ${rev_label:-$rev}"
+oasdiff changelog "${flags[@]}" "$tmp/before/openapi.json" "$rev"
 echo "== Breaking changes not acknowledged in $ack"
-if ! oasdiff breaking "${flags[@]}" --err-ignore "$tmp/ack" --fail-on ERR "$tmp/base.json" "$rev"; then
+if ! oasdiff breaking "${flags[@]}" --err-ignore "$tmp/ack" --fail-on ERR "$tmp/before/openapi.json" "$rev"; then
 	echo >&2 "spec-diff: FAIL: breaking changes above. If the Go client and its users can live with them, acknowledge each in $ack (one line each, with a reason); otherwise keep the old spec."
 	exit 1
 fi

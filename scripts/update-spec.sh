@@ -10,8 +10,9 @@
 # 4. run the checks: `make $SPEC_CHECKS` (default: check; empty: none).
 #
 # Unacknowledged breaking changes do not stop the update (you need the new
-# files to judge them), but they are repeated at the end and `make check`
-# (spec-diff step) keeps failing until they are acknowledged or reverted.
+# files to judge them), but they make it exit 1 after a summary, and `make
+# check` (its spec-diff step) keeps failing until they are acknowledged or the
+# old spec is restored.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 spec=${SPEC:-https://engine.tensorpool.dev/openapi.json}
@@ -37,15 +38,25 @@ fi
 
 echo "== Writing openapi.json and regenerating gen/"
 cp "$tmp/openapi.json" openapi.json
-$MAKE generate
+if ! $MAKE generate; then
+	echo >&2 "update-spec: openapi.json is written but gen/ cannot be generated from it (above). A strict overlay action whose target is gone means oapi-codegen.overlay.yaml needs updating; 'git checkout openapi.json gen' restores the old spec."
+	exit 1
+fi
 
+checked=0
 if [ -n "$checks" ]; then
 	echo "== make $checks"
-	$MAKE $checks
+	$MAKE -k $checks || checked=$? # -k: one failing check does not hide the others
 fi
 
+echo "== Summary"
 if [ "$breaking" -ne 0 ]; then
-	echo "update-spec: openapi.json is updated, but it has breaking changes (listed above) that openapi.acknowledged-breaking.txt does not acknowledge; CI will fail until it does."
-else
-	echo "update-spec: openapi.json and gen/ are updated. Review 'git diff', add contract tests for new operations, commit."
+	echo "update-spec: openapi.json and gen/ are updated, with breaking changes (above) that openapi.acknowledged-breaking.txt does not acknowledge; CI fails until each is acknowledged with a reason, or the old spec is restored (git checkout openapi.json gen)."
 fi
+if [ "$checked" -ne 0 ]; then
+	echo "update-spec: 'make $checks' fails on the new spec (above)."
+fi
+if [ "$breaking" -ne 0 ] || [ "$checked" -ne 0 ]; then
+	exit 1
+fi
+echo "update-spec: openapi.json and gen/ are updated and the checks pass. Review 'git diff', add contract tests for new operations, commit."
