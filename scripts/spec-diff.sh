@@ -83,7 +83,10 @@ fi
 
 flags=(--color never --allow-external-refs=false --severity-levels "$tmp/levels")
 echo "== Changes from $base_name to ${rev_label:-$rev}"
-oasdiff changelog "${flags[@]}" "$tmp/before/openapi.json" "$rev"
+if ! oasdiff changelog "${flags[@]}" "$tmp/before/openapi.json" "$rev"; then
+	echo >&2 "spec-diff: oasdiff cannot compare the two documents (above)."
+	exit 2
+fi
 echo "== Breaking changes not acknowledged in $ack"
 if ! oasdiff breaking "${flags[@]}" --err-ignore "$tmp/ack" --fail-on ERR "$tmp/before/openapi.json" "$rev"; then
 	echo >&2 "spec-diff: FAIL: breaking changes above. If the Go client and its users can live with them, acknowledge each in $ack (one line each, with a reason); otherwise keep the old spec."
