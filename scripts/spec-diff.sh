@@ -44,7 +44,7 @@ if [ -z "$base_arg" ]; then
 		fi
 		if ! git cat-file -e "$last^:openapi.json" 2>/dev/null; then
 			if [ "$(git rev-parse --is-shallow-repository)" = true ] && ! git cat-file -e "$last^" 2>/dev/null; then
-				echo "spec-diff: shallow clone; the parent of $(git rev-parse --short "$last") (last change to openapi.json) is not here. Nothing to compare against; fetch more history to run the gate."
+				echo "spec-diff: shallow clone (history stops at $(git rev-parse --short "$last")), so the previous version of openapi.json is not here; nothing to compare against. 'git fetch --unshallow' to run the gate."
 			else
 				echo "spec-diff: openapi.json was added by $(git rev-parse --short "$last") and never changed since; nothing to compare against."
 			fi
