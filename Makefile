@@ -1,8 +1,9 @@
 # The commands CI runs; `make check` before you push.
 GO      ?= go
-MODULES := . tools internal/testdata/consumer
+MODULES := . tools tools/oasdiff internal/testdata/consumer
 
-.PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer test quickstart
+.PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer test quickstart \
+	update-spec spec-diff check-spec-diff prism
 
 all: check
 
@@ -19,7 +20,7 @@ quickstart:
 	$(GO) run ./examples/quickstart
 
 ## check: everything CI checks
-check: check-generated check-format check-vet check-tidy check-consumer test
+check: check-generated check-format check-vet check-tidy check-consumer check-spec-diff test prism
 
 check-generated:
 	./scripts/check-generated.sh
@@ -36,3 +37,22 @@ check-tidy:
 
 check-consumer:
 	./scripts/check-consumer.sh
+
+## update-spec: fetch SPEC (URL or file), report changes vs openapi.json, write it, regenerate, run SPEC_CHECKS
+SPEC        ?= https://engine.tensorpool.dev/openapi.json
+SPEC_CHECKS ?= check
+update-spec:
+	SPEC='$(SPEC)' SPEC_CHECKS='$(SPEC_CHECKS)' ./scripts/update-spec.sh
+
+## spec-diff: changes in openapi.json since BASE (a git ref); fails on unacknowledged breaking changes
+spec-diff:
+	@if [ -z '$(BASE)' ]; then echo 'usage: make spec-diff BASE=<git ref>' >&2; exit 2; fi
+	./scripts/spec-diff.sh '$(BASE)'
+
+# CI: against openapi.json before the last commit that changed it.
+check-spec-diff:
+	./scripts/spec-diff.sh
+
+## prism: drive every operation through the generated client against Prism (pinned in tools/prism; needs npm)
+prism:
+	./scripts/prism.sh

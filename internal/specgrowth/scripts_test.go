@@ -1,0 +1,218 @@
+package specgrowth
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// editSpec applies edit to the decoded openapi.json of dir and writes it back
+// compacted (key order is lost, which update-spec must not mind).
+func editSpec(t *testing.T, dir string, edit func(doc map[string]any)) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "openapi.json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func schema(doc map[string]any, name string) map[string]any {
+	return doc["components"].(map[string]any)["schemas"].(map[string]any)[name].(map[string]any)
+}
+
+// newStatus is a RequestStatus value upstream will never have.
+const newStatus = "SPECGROWTH_NEW_STATUS"
+
+func addEnumValue(doc map[string]any) {
+	s := schema(doc, "RequestStatus")
+	s["enum"] = append(s["enum"].([]any), newStatus)
+}
+
+// removeAnOperation removes the first path (in sorted order) that holds a
+// single operation and that the overlay does not target (its strict mode
+// would stop generation), and returns that operation as "METHOD /path".
+func removeAnOperation(t *testing.T, doc map[string]any) string {
+	overlay := string(readFile(t, filepath.Join(repoRoot(t), "oapi-codegen.overlay.yaml")))
+	paths := doc["paths"].(map[string]any)
+	keys := make([]string, 0, len(paths))
+	for p := range paths {
+		keys = append(keys, p)
+	}
+	sort.Strings(keys)
+	for _, p := range keys {
+		if strings.Contains(overlay, `"`+p+`"`) {
+			continue
+		}
+		item := paths[p].(map[string]any)
+		var methods []string
+		for m := range item {
+			switch m {
+			case "get", "put", "post", "delete", "patch", "head", "options", "trace":
+				methods = append(methods, m)
+			}
+		}
+		if len(methods) == 1 {
+			delete(paths, p)
+			return strings.ToUpper(methods[0]) + " " + p
+		}
+	}
+	t.Fatal("openapi.json has no path with a single operation that the overlay leaves alone")
+	return ""
+}
+
+// make update-spec with a local file: the spec is written in normal form,
+// gen/ regenerated and the checks run; an unchanged spec is a no-op.
+func TestUpdateSpecFromLocalFile(t *testing.T) {
+	skipIfSlowOrNested(t)
+	dir := copyRepo(t)
+	src := filepath.Join(t.TempDir(), "upstream.json")
+
+	var same bytes.Buffer // what a server sends: compact, same key order
+	if err := json.Compact(&same, readFile(t, filepath.Join(dir, "openapi.json"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, same.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, dir, nil, "make", "update-spec", "SPEC="+src)
+	if !strings.Contains(out, "nothing to do") {
+		t.Errorf("update-spec with the same spec (compact) did something:\n%s", out)
+	}
+	if st := git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("update-spec with the same spec changed files:\n%s", st)
+	}
+
+	if err := os.WriteFile(src, editSpec(t, dir, addEnumValue), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = mustRun(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=check-generated check-spec-diff")
+	for _, want := range []string{
+		"info\t[response-property-enum-value-added]",
+		"added the new `" + newStatus + "` enum value",
+		"spec-diff: OK: no unacknowledged breaking change.",
+		"openapi.json and gen/ are updated and the checks pass",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("update-spec output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(string(readFile(t, filepath.Join(dir, "gen", "tensorpool.gen.go"))), `"`+newStatus+`"`) {
+		t.Errorf("gen/ was not regenerated from the new spec")
+	}
+	spec := string(readFile(t, filepath.Join(dir, "openapi.json")))
+	if !strings.HasPrefix(spec, "{\n  \"components\": {\n    \"schemas\": {") || !strings.HasSuffix(spec, "}\n") {
+		t.Errorf("openapi.json is not in normal form (two-space indent, source key order, final newline):\n%.200s", spec)
+	}
+
+	// A breaking update is written (it has to be judged) but exits 1.
+	commitAll(t, dir, "enum value")
+	var removed string
+	if err := os.WriteFile(src, editSpec(t, dir, func(doc map[string]any) { removed = removeAnOperation(t, doc) }), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=")
+	if err == nil || !strings.Contains(out, removed+"\n\t\tapi path removed without deprecation") || !strings.Contains(out, "does not acknowledge") {
+		t.Errorf("update-spec with an unacknowledged breaking change: err=%v\n%s", err, out)
+	}
+	if st := git(t, dir, "status", "--porcelain", "--", "openapi.json"); st == "" {
+		t.Errorf("update-spec did not write a breaking spec")
+	}
+}
+
+// A failed download leaves everything as it was.
+func TestUpdateSpecRefusesABadDownload(t *testing.T) {
+	skipIfSlowOrNested(t)
+	dir := copyRepo(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "<html>upstream is down</html>", http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+srv.URL+"/openapi.json")
+	if err == nil || !strings.Contains(out, "502 Bad Gateway") {
+		t.Errorf("update-spec from a failing URL: err=%v, output:\n%s", err, out)
+	}
+	if st := git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("a failed update-spec changed files:\n%s", st)
+	}
+}
+
+// make spec-diff (and the CI step, check-spec-diff) fails on a breaking
+// change until it is acknowledged with a reason, and lets a downgraded one
+// (a new response enum value) through.
+func TestSpecDiffGate(t *testing.T) {
+	skipIfSlowOrNested(t)
+	dir := copyRepo(t)
+	out := mustRun(t, dir, nil, "make", "check-spec-diff")
+	if !strings.Contains(out, "nothing to compare against") {
+		t.Errorf("a history with one version of openapi.json: %s", out)
+	}
+
+	// A downgraded change passes.
+	spec := filepath.Join(dir, "openapi.json")
+	write := func(b []byte) {
+		t.Helper()
+		if err := os.WriteFile(spec, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(editSpec(t, dir, addEnumValue))
+	commitAll(t, dir, "new enum value")
+	out = mustRun(t, dir, nil, "make", "check-spec-diff")
+	if !strings.Contains(out, "info\t[response-property-enum-value-added]") {
+		t.Errorf("a new response enum value is not reported at info level:\n%s", out)
+	}
+
+	// A breaking one fails, in CI mode (last change vs its parent) and with BASE.
+	var removed string
+	write(editSpec(t, dir, func(doc map[string]any) { removed = removeAnOperation(t, doc) }))
+	out, err := run(t, dir, nil, "make", "check-spec-diff") // uncommitted: vs HEAD
+	change := removed + "\n\t\tapi path removed without deprecation"
+	if err == nil || !strings.Contains(out, change) {
+		t.Fatalf("an uncommitted breaking change passes the gate (err=%v):\n%s", err, out)
+	}
+	commitAll(t, dir, "breaking")
+	for _, target := range [][]string{{"check-spec-diff"}, {"spec-diff", "BASE=HEAD~1"}} {
+		if out, err := run(t, dir, nil, "make", target...); err == nil || !strings.Contains(out, "spec-diff: FAIL") {
+			t.Errorf("make %v passes a committed breaking change:\n%s", target, out)
+		}
+	}
+
+	ack := filepath.Join(dir, "openapi.acknowledged-breaking.txt")
+	appendAck := func(line string) {
+		t.Helper()
+		f, err := os.OpenFile(ack, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orig := readFile(t, ack)
+	ackLine := removed + " api path removed without deprecation"
+	appendAck(ackLine)
+	if out, err := run(t, dir, nil, "make", "check-spec-diff"); err == nil || !strings.Contains(out, "needs 'reason: <why>'") {
+		t.Errorf("an acknowledgement without a reason is accepted:\n%s", out)
+	}
+	if err := os.WriteFile(ack, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendAck(ackLine + " reason: test of the gate")
+	out = mustRun(t, dir, nil, "make", "check-spec-diff")
+	if !strings.Contains(out, "spec-diff: OK") {
+		t.Errorf("an acknowledged breaking change still fails:\n%s", out)
+	}
+}
