@@ -1,7 +1,9 @@
 package tensorpool
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,9 +11,11 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 )
 
@@ -108,18 +112,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = t.capBody(req, resp)
 		}
 		if attempt > maxRetries {
-			return resp, wrapAttempts(err, attempt)
+			return finish(resp, err, attempt)
 		}
 		d := decide(req, resp, err, connected.Load())
 		if !d.retry {
-			return resp, wrapAttempts(err, attempt)
+			return finish(resp, err, attempt)
 		}
 		delay, ok := t.delay(d, attempt)
 		if !ok {
-			return resp, wrapAttempts(err, attempt)
+			return finish(resp, err, attempt)
 		}
 		if deadline, has := ctx.Deadline(); has && !time.Now().Add(delay).Before(deadline) {
-			return resp, wrapAttempts(err, attempt)
+			return finish(resp, err, attempt)
 		}
 		discard(resp)
 		t.logRetry(req, attempt, d.reason, delay)
@@ -179,11 +183,47 @@ func (t *transport) delay(d retryDecision, retry int) (time.Duration, bool) {
 	return t.retry.backoff(retry), true
 }
 
-func wrapAttempts(err error, attempts int) error {
-	if err == nil || attempts == 1 {
-		return err
+// finish returns the outcome of the last attempt, saying how many there
+// were if more than one failed.
+func finish(resp *http.Response, err error, attempts int) (*http.Response, error) {
+	if err != nil {
+		if attempts > 1 {
+			err = fmt.Errorf("tensorpool: giving up after %d attempts: %w", attempts, err)
+		}
+		return nil, err
 	}
-	return fmt.Errorf("tensorpool: giving up after %d attempts: %w", attempts, err)
+	fixValidationBody(resp)
+	return resp, nil
+}
+
+// fixValidationBody keeps a 422 that is not in FastAPI's validation shape
+// from hiding its status. The generated parsers decode every JSON 422 body
+// as gen.HTTPValidationError and, when that fails (FastAPI's
+// HTTPException(422, "text") sends {"detail": "text"}), return only a JSON
+// error. Such a body is relabelled text/plain, so the generated method
+// returns the response and Check reports the *APIError with its message.
+func fixValidationBody(resp *http.Response) {
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(resp.Header.Get("Content-Type"), "json") || resp.Body == nil {
+		return
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	var v gen.HTTPValidationError
+	if err == nil && json.Unmarshal(body, &v) != nil {
+		resp.Header = resp.Header.Clone()
+		resp.Header.Set("Content-Type", "text/plain; charset=utf-8")
+	}
+	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+}
+
+// errReader fails with err, or reports EOF if err is nil.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err == nil {
+		return 0, io.EOF
+	}
+	return 0, e.err
 }
 
 // sleep waits for d, or until ctx is done.
