@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
@@ -59,11 +60,11 @@ func (c config) LogValue() slog.Value {
 }
 
 // WithAPIKey sets the API key, sent as "Authorization: Bearer <key>". It
-// takes precedence over the TENSORPOOL_KEY environment variable. An empty key
-// makes NewClient fail with ErrNoAPIKey.
+// takes precedence over the TENSORPOOL_KEY environment variable. Surrounding
+// white space is trimmed; an empty key makes NewClient fail with ErrNoAPIKey.
 func WithAPIKey(key string) Option {
 	return func(c *config) error {
-		c.key, c.keySet = secret{key}, true
+		c.key, c.keySet = secret{strings.TrimSpace(key)}, true
 		return nil
 	}
 }
