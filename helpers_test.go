@@ -141,3 +141,18 @@ func (l *logBuffer) String() string {
 }
 
 var bg = context.Background()
+
+// httpClientOf digs the *http.Client NewClient installed out of c.
+func httpClientOf(c *gen.ClientWithResponses) *http.Client {
+	return c.ClientInterface.(*gen.Client).Client.(*http.Client)
+}
+
+// clientTransport is the front door's transport inside c.
+func clientTransport(t *testing.T, c *gen.ClientWithResponses) *transport {
+	t.Helper()
+	tr, ok := httpClientOf(c).Transport.(*transport)
+	if !ok {
+		t.Fatalf("transport is %T", httpClientOf(c).Transport)
+	}
+	return tr
+}

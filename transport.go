@@ -57,7 +57,7 @@ type transport struct {
 }
 
 // Format implements fmt.Formatter, with the key redacted.
-func (t *transport) Format(f fmt.State, verb rune) {
+func (t transport) Format(f fmt.State, verb rune) {
 	origin := ""
 	if t.origin != nil {
 		origin = t.origin.Redacted()
@@ -66,7 +66,7 @@ func (t *transport) Format(f fmt.State, verb rune) {
 }
 
 // LogValue implements slog.LogValuer, with the key redacted.
-func (t *transport) LogValue() slog.Value {
+func (t transport) LogValue() slog.Value {
 	return slog.StringValue(fmt.Sprint(t))
 }
 
