@@ -161,7 +161,7 @@ func TestUserAgent(t *testing.T) {
 		r.Header.Set("User-Agent", "per-call/3")
 		return nil
 	})
-	want := "my-app/1.2 tensorpool-go/devel go/" + strings.TrimPrefix(runtime.Version(), "go") + " (" + runtime.GOOS + "; " + runtime.GOARCH + ")"
+	want := "my-app/1.2 tensorpool-go/" + moduleVersion() + " go/" + strings.TrimPrefix(runtime.Version(), "go") + " (" + runtime.GOOS + "; " + runtime.GOARCH + ")"
 	if ua := f.get(0).ua; ua != want {
 		t.Errorf("User-Agent %q, want %q", ua, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptrace"
 	"strings"
@@ -112,6 +113,7 @@ func fakeClient(t *testing.T, f *fakeRT, opts ...Option) *gen.ClientWithResponse
 		WithAPIKey(testKey),
 		WithBaseURL("https://engine.test"),
 		WithHTTPClient(&http.Client{Transport: f}),
+		leakCheckedLogger(t),
 	}, opts...)
 	c, err := NewClient(all...)
 	if err != nil {
@@ -155,4 +157,18 @@ func clientTransport(t *testing.T, c *gen.ClientWithResponses) *transport {
 		t.Fatalf("transport is %T", httpClientOf(c).Transport)
 	}
 	return tr
+}
+
+// leakCheckedLogger logs everything at debug level into a buffer that is
+// searched for the key when the test ends: every log line a test produces
+// is checked. (A later WithLogger option replaces it.)
+func leakCheckedLogger(t *testing.T) Option {
+	t.Helper()
+	buf := &logBuffer{}
+	t.Cleanup(func() {
+		if strings.Contains(buf.String(), testKey) {
+			t.Errorf("a log line contains the API key:\n%s", buf.String())
+		}
+	})
+	return WithLogger(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 }

@@ -180,7 +180,8 @@ func WithUserAgent(product string) Option {
 
 // WithRequestEditorFn adds a function that may change (or refuse, by
 // returning an error) every request before it is sent. It sees the request
-// without the Authorization header, which the transport adds.
+// without the Authorization header, which the transport adds afterwards
+// (replacing any an editor set) for the base URL's origin only.
 func WithRequestEditorFn(fn gen.RequestEditorFn) Option {
 	return func(c *config) error {
 		c.editors = append(c.editors, fn)

@@ -19,8 +19,9 @@ import (
 
 // send makes one call of the given method through c: GET request info,
 // POST storage attach, DELETE storage; other methods through a raw request.
-func send(ctx context.Context, t *testing.T, c *gen.ClientWithResponses, method string) (int, error) {
+func send(ctx context.Context, t *testing.T, c *gen.ClientWithResponses, method string) (status int, err error) {
 	t.Helper()
+	defer func() { noKey(t, method+" error", err) }()
 	switch method {
 	case http.MethodGet:
 		r, err := Check(c.GetRequestInfoWithResponse(ctx, "r-1"))

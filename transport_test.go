@@ -65,7 +65,7 @@ func jsonReply(w http.ResponseWriter, code int, body string) {
 
 func serverClient(t *testing.T, s *server, opts ...Option) *gen.ClientWithResponses {
 	t.Helper()
-	c, err := NewClient(append([]Option{WithAPIKey(testKey), WithBaseURL(s.URL), fastRetries}, opts...)...)
+	c, err := NewClient(append([]Option{WithAPIKey(testKey), WithBaseURL(s.URL), fastRetries, leakCheckedLogger(t)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
