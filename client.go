@@ -227,4 +227,5 @@ func moduleVersion() string {
 // doerTransport adapts a gen.HttpRequestDoer that is not an *http.Client.
 type doerTransport struct{ d gen.HttpRequestDoer }
 
+// RoundTrip implements http.RoundTripper.
 func (d doerTransport) RoundTrip(r *http.Request) (*http.Response, error) { return d.d.Do(r) }

@@ -27,8 +27,9 @@ var ErrResponseTooLarge = errors.New("tensorpool: response body too large")
 // the body passes the cap (WithMaxResponseBytes). The generated
 // ...WithResponse methods return it as their error.
 type ResponseTooLargeError struct {
-	Method, Path string
-	Limit        int64 // the cap, in bytes
+	Method string // request method
+	Path   string // request path, without host or query
+	Limit  int64  // the cap, in bytes
 }
 
 // Error implements error.
@@ -219,6 +220,7 @@ func fixValidationBody(resp *http.Response) {
 // errReader fails with err, or reports EOF if err is nil.
 type errReader struct{ err error }
 
+// Read implements io.Reader.
 func (e errReader) Read([]byte) (int, error) {
 	if e.err == nil {
 		return 0, io.EOF
@@ -272,6 +274,7 @@ type cappedBody struct {
 	err  *ResponseTooLargeError
 }
 
+// Read implements io.Reader.
 func (c *cappedBody) Read(p []byte) (int, error) {
 	if c.left < 0 {
 		return 0, c.err
@@ -297,4 +300,5 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close implements io.Closer.
 func (c *cappedBody) Close() error { return c.rc.Close() }

@@ -20,9 +20,10 @@ var ErrInvalidRequest = errors.New("tensorpool: invalid request")
 // InvalidRequestError reports a request that breaks a rule the API spec
 // states. The client returns it before sending anything.
 type InvalidRequestError struct {
-	Method, Path string
-	Field        string // the JSON field or path parameter, e.g. "storage_id"
-	Reason       string
+	Method string // request method
+	Path   string // request path, without host or query
+	Field  string // the JSON field or path parameter, e.g. "storage_id"
+	Reason string // what is wrong, e.g. `must start with "s-", got "abc"`
 }
 
 // Error implements error.
