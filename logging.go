@@ -1,7 +1,6 @@
 package tensorpool
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -32,7 +31,7 @@ func (t *transport) logRetry(req *http.Request, attempt int, reason string, dela
 	if t.logger == nil {
 		return
 	}
-	t.logger.LogAttrs(context.WithoutCancel(req.Context()), slog.LevelInfo, "tensorpool: retrying",
+	t.logger.LogAttrs(req.Context(), slog.LevelInfo, "tensorpool: retrying",
 		slog.String("method", req.Method),
 		slog.String("url", req.URL.Redacted()),
 		slog.Int("attempt", attempt),

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 )
 
 // fastRetries keeps tests against real servers quick.
@@ -335,4 +336,48 @@ func TestTimeoutCoversRetries(t *testing.T) {
 		t.Errorf("err %v after %v", err, time.Since(start))
 	}
 	noKey(t, "timeout error", err)
+}
+
+// TestKeyOnlyToOrigin: whatever a redirect points at, the key goes only to
+// the base URL's scheme, host and port.
+func TestKeyOnlyToOrigin(t *testing.T) {
+	for _, target := range []string{
+		"http://engine.test/request/info/r-1",       // https → http, same host
+		"https://engine.test:8443/request/info/r-1", // another port
+		"https://sub.engine.test/request/info/r-1",  // a subdomain (net/http keeps headers here)
+		"https://engine.test.evil/request/info/r-1", // a look-alike
+		"https://elsewhere.example/request/info/r-1",
+	} {
+		f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+			if n == 1 {
+				return reply(r, http.StatusFound, http.Header{"Location": {target}}, ""), nil
+			}
+			return reply(r, 200, nil, infoOK), nil
+		}}
+		c := fakeClient(t, f, WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+testKey) // even if set by hand
+			return nil
+		}))
+		if _, err := Check(c.GetRequestInfoWithResponse(bg, "r-0")); err != nil {
+			t.Fatal(err)
+		}
+		if f.n() != 2 || f.get(0).auth != "Bearer "+testKey || f.get(1).auth != "" {
+			t.Errorf("redirect to %s: %d requests, Authorization %q then %q", target, f.n(), f.get(0).auth, f.get(1).auth)
+		}
+	}
+}
+
+// TestRetryctxAgainstServer is the wait composition over real HTTP: marked,
+// one request on 503; unmarked, four.
+func TestRetryctxAgainstServer(t *testing.T) {
+	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 503, `{"detail":"busy"}`) })
+	c := serverClient(t, s)
+	_, err := Check(c.GetRequestInfoWithResponse(retryctx.WithoutTransportRetries(bg), "r-1"))
+	if StatusCode(err) != 503 || s.n() != 1 {
+		t.Fatalf("marked: err %v after %d requests", err, s.n())
+	}
+	_, err = Check(c.GetRequestInfoWithResponse(bg, "r-1"))
+	if StatusCode(err) != 503 || s.n() != 1+4 {
+		t.Fatalf("unmarked: err %v after %d requests", err, s.n()-1)
+	}
 }
