@@ -60,14 +60,16 @@
 //	connection failed before connecting    retried     retried (the request never left)
 //	  (dial or DNS error, no connection)
 //	connection failed after connecting     retried     not retried (it may have been processed)
-//	  (reset, EOF)
+//	  (reset, EOF, the transport's own
+//	  timeouts such as ResponseHeaderTimeout)
 //	any other status (400-428, 500, ...)   not retried not retried
-//	context cancelled or deadline passed,  not retried not retried
+//	the call's context cancelled or its    not retried not retried
+//	  deadline (WithTimeout) passed,
 //	  TLS certificate error, body too large
 //
 // Attempts: at most 1 + RetryPolicy.MaxRetries (default 3 retries, so 4
-// attempts). Waits: the server's Retry-After (seconds or an HTTP-date) when
-// the response has one; a Retry-After longer than RetryPolicy.MaxRetryAfter
+// attempts). Waits: the Retry-After (seconds or an HTTP-date) of the response
+// being retried, when it has one; a Retry-After longer than RetryPolicy.MaxRetryAfter
 // (default 30 s) is not waited for: the response is returned at once, its
 // APIError.RetryAfter telling the caller when to come back. Without
 // Retry-After, the wait before retry n is drawn from [d/2, d] with

@@ -91,10 +91,14 @@ func WithInsecureHTTP() Option {
 }
 
 // WithHTTPClient makes the client send requests through a copy of hc: its
-// Transport (http.DefaultTransport if nil) carries the requests, and its
-// Jar, CheckRedirect and Timeout are kept (WithTimeout overrides Timeout).
-// NewClient never modifies hc itself. Authentication, retries, the body cap
-// and logging are layered on top of hc.Transport.
+// Transport (http.DefaultTransport if nil) carries the requests, and its Jar
+// and CheckRedirect are kept, and its Timeout unless zero (WithTimeout
+// overrides it). NewClient never modifies hc itself. Authentication,
+// retries, the body cap and logging are layered on top of hc.Transport.
+//
+// To bound each attempt rather than the whole call, set timeouts on the
+// transport, such as http.Transport.ResponseHeaderTimeout: a GET that times
+// out there is retried, a POST is not.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {

@@ -123,6 +123,9 @@ type retryDecision struct {
 // attempt. connected reports whether a connection to the server was obtained
 // for this attempt (httptrace GotConn); without one nothing was sent.
 func decide(req *http.Request, resp *http.Response, err error, connected bool) retryDecision {
+	if req.Context().Err() != nil {
+		return retryDecision{} // the caller's deadline or cancellation
+	}
 	if err != nil {
 		if !retryableError(err) {
 			return retryDecision{}
@@ -149,10 +152,13 @@ func decide(req *http.Request, resp *http.Response, err error, connected bool) r
 }
 
 // retryableError reports whether a transport error may go away by itself:
-// not a cancelled or expired context, not a certificate problem, not a
-// response over the size cap.
+// not a cancellation, not a certificate problem, not a response over the
+// size cap. A timeout of the transport's own (such as
+// http.Transport.ResponseHeaderTimeout, which matches
+// context.DeadlineExceeded) is retryable; the request's context having
+// expired is checked by decide.
 func retryableError(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrResponseTooLarge) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, ErrResponseTooLarge) {
 		return false
 	}
 	var (

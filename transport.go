@@ -81,7 +81,7 @@ func (t *transport) baseRT() http.RoundTripper {
 // sameOrigin reports whether u has the base URL's scheme, host and port:
 // the only place the key is sent.
 func (t *transport) sameOrigin(u *url.URL) bool {
-	return t.origin != nil && u.Scheme == t.origin.Scheme && u.Host == t.origin.Host
+	return t.origin != nil && strings.EqualFold(u.Scheme, t.origin.Scheme) && strings.EqualFold(u.Host, t.origin.Host)
 }
 
 // RoundTrip implements http.RoundTripper.

@@ -381,3 +381,28 @@ func TestRetryctxAgainstServer(t *testing.T) {
 		t.Fatalf("unmarked: err %v after %d requests", err, s.n()-1)
 	}
 }
+
+// TestPerAttemptTimeout: a transport's ResponseHeaderTimeout bounds each
+// attempt; the GET is retried, the POST (it reached the server) is not.
+func TestPerAttemptTimeout(t *testing.T) {
+	for method, want := range map[string]int{"GET": 2, "POST": 1} {
+		t.Run(method, func(t *testing.T) {
+			s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if n == 1 {
+					select {
+					case <-r.Context().Done():
+					case <-time.After(2 * time.Second):
+					}
+					return
+				}
+				jsonReply(w, okStatus(r.Method), okBody(r.Method))
+			})
+			tr := &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond}
+			defer tr.CloseIdleConnections()
+			got, err := send(bg, t, serverClient(t, s, WithHTTPClient(&http.Client{Transport: tr})), method)
+			if s.n() != want || (want == 2 && (err != nil || got != okStatus(method))) || (want == 1 && err == nil) {
+				t.Errorf("status %d, err %v, %d requests; want %d", got, err, s.n(), want)
+			}
+		})
+	}
+}
