@@ -73,8 +73,8 @@
 // (default 30 s) is not waited for: the response is returned at once, its
 // APIError.RetryAfter telling the caller when to come back. Without
 // Retry-After, the wait before retry n is drawn from [d/2, d] with
-// d = MinBackoff·2^(n-1) capped at MaxBackoff (defaults 0.5 s and 8 s: about
-// 0.5, 1, 2 s). Time: a call as a whole (all attempts, the waits, reading the
+// d = MinBackoff·2^(n-1) capped at MaxBackoff (defaults 0.5 s and 8 s: waits
+// of 0.25-0.5 s, 0.5-1 s, 1-2 s). Time: a call as a whole (all attempts, the waits, reading the
 // body) is bounded by WithTimeout (default 60 s) and by its context; no wait
 // starts that would end after either deadline: the last response or error is
 // returned instead. Bodies are replayed through http.Request.GetBody, which
