@@ -39,7 +39,8 @@ type APIError struct {
 	Details []gen.ValidationError
 	// RetryAfter is the delay the server asked for, or 0.
 	RetryAfter time.Duration
-	// Body is the start of the response body (at most maxErrorBody bytes).
+	// Body is the start of the response body (at most 16 KiB), for
+	// diagnostics.
 	Body []byte
 }
 
