@@ -41,7 +41,10 @@
 // path, the server's message (FastAPI's "detail", or "message", "error",
 // "external_message"), the 422 field errors and Retry-After. Every 2xx is a
 // success: the asynchronous operations answer 202 Accepted, which means
-// queued, not done. Helpers: IsNotFound, IsConflict, IsRateLimited,
+// queued, not done. (A 422 whose JSON is not FastAPI's validation shape, such
+// as {"detail": "text"}, would make the generated parser fail without a
+// status; the transport relabels such a body text/plain so that Check
+// reports it as an *APIError.) Helpers: IsNotFound, IsConflict, IsRateLimited,
 // IsUnauthorized, IsForbidden, IsBadRequest, IsUnprocessable, IsServerError,
 // StatusCode. Other errors: ErrNoAPIKey, ErrInvalidAPIKey, ErrInvalidBaseURL
 // and ErrInsecureBaseURL from NewClient; *InvalidRequestError
