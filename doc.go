@@ -4,4 +4,103 @@
 // The typed client is generated from the vendored OpenAPI document into
 // package gen; package wait polls asynchronous requests until they finish;
 // package tensorpooltest is an in-memory TensorPool engine for tests.
+//
+// This package is the front door: NewClient returns the generated client
+// configured with authentication, safe retries, a response size cap and
+// client-side validation, and Check turns a non-2xx response into an
+// *APIError.
+//
+//	c, err := tensorpool.NewClient() // key from $TENSORPOOL_KEY
+//	if err != nil {
+//		return err
+//	}
+//	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+//		StorageId: "s-abc", ClusterIds: []string{"c-123"},
+//	}))
+//	if tensorpool.IsConflict(err) { ... }
+//
+// # Authentication
+//
+// The API key comes from WithAPIKey, else from the TENSORPOOL_KEY environment
+// variable (the official tp CLI's convention). It is sent as
+// "Authorization: Bearer <key>" by the transport, only to the scheme, host
+// and port of the base URL: a redirect to anywhere else never carries it,
+// even where net/http itself would keep the header (a subdomain, another
+// port, https to http). The base URL is WithBaseURL, else TENSORPOOL_ENGINE,
+// else https://engine.tensorpool.dev; plain http is refused unless the host
+// is a loopback address or WithInsecureHTTP is given.
+//
+// The key never appears in an error, a log line, or a %v, %+v or %#v of a
+// value of this package; if a server echoes it in an error body, APIError
+// shows "[REDACTED]" in its place.
+//
+// # Errors
+//
+// Generated methods return the response whatever its status. Check returns
+// an *APIError for any status outside 200-299, carrying the status, method,
+// path, the server's message (FastAPI's "detail", or "message", "error",
+// "external_message"), the 422 field errors and Retry-After. Every 2xx is a
+// success: the asynchronous operations answer 202 Accepted, which means
+// queued, not done. (A 422 whose JSON is not FastAPI's validation shape, such
+// as {"detail": "text"}, would make the generated parser fail without a
+// status; the transport relabels such a body text/plain so that Check
+// reports it as an *APIError.) Helpers: IsNotFound, IsConflict, IsRateLimited,
+// IsUnauthorized, IsForbidden, IsBadRequest, IsUnprocessable, IsServerError,
+// StatusCode. Other errors: ErrNoAPIKey, ErrInvalidAPIKey, ErrInvalidBaseURL
+// and ErrInsecureBaseURL from NewClient; *InvalidRequestError
+// (ErrInvalidRequest) before sending; *ResponseTooLargeError
+// (ErrResponseTooLarge) past the body cap; and net/http's errors (wrapped
+// in *url.Error) when no response arrived.
+//
+// # Retries
+//
+// The transport retries a request only when sending it again cannot repeat
+// an effect on the server:
+//
+//	what happened                          GET, HEAD   POST, DELETE, PUT, PATCH
+//	429 Too Many Requests                  retried     retried (refused before processing)
+//	502, 503, 504                          retried     not retried
+//	connection failed before connecting    retried     retried (the request never left)
+//	  (dial or DNS error, no connection)
+//	connection failed after connecting     retried     not retried (it may have been processed)
+//	  (reset, EOF, the transport's own
+//	  timeouts such as ResponseHeaderTimeout)
+//	any other status (400-428, 500, ...)   not retried not retried
+//	the call's context cancelled or its    not retried not retried
+//	  deadline (WithTimeout) passed,
+//	  TLS certificate error, body too large
+//
+// Attempts: at most 1 + RetryPolicy.MaxRetries (default 3 retries, so 4
+// attempts). Waits: the Retry-After (seconds or an HTTP-date) of the response
+// being retried, when it has one; a Retry-After longer than RetryPolicy.MaxRetryAfter
+// (default 30 s) is not waited for: the response is returned at once, its
+// APIError.RetryAfter telling the caller when to come back. Without
+// Retry-After, the wait before retry n is drawn from [d/2, d] with
+// d = MinBackoff·2^(n-1) capped at MaxBackoff (defaults 0.5 s and 8 s: waits
+// of 0.25-0.5 s, 0.5-1 s, 1-2 s). Time: a call as a whole (all attempts, the waits, reading the
+// body) is bounded by WithTimeout (default 60 s) and by its context; no wait
+// starts that would end after either deadline: the last response or error is
+// returned instead. Bodies are replayed through http.Request.GetBody, which
+// the generated methods set; a request whose body cannot be replayed (a
+// streamed io.Reader passed to a ...WithBody method, when validation has not
+// buffered it) is sent once.
+//
+// # Composing with package wait
+//
+// Package wait polls GET /request/info/{request_id} with its own
+// Retry-After-aware schedule, and marks its requests with an internal context
+// value; the transport sends such requests exactly once, whatever the
+// response. A wait that polls N times therefore makes N requests, never N×4;
+// wait's own policy alone decides what to retry and when. Authentication,
+// the body cap, validation and logging still apply to those requests.
+//
+// # Hardening
+//
+// Response bodies are read through a cap (WithMaxResponseBytes, default
+// 8 MiB): reading past it fails with *ResponseTooLargeError, never a silent
+// truncation. Requests that break a rule the spec states (storage_id must
+// start with "s-", on POST /storage/attach and DELETE /storage/{storage_id};
+// cluster_ids must have exactly one element) fail with *InvalidRequestError
+// before anything is sent (see ValidateRequest and WithoutClientValidation).
+// WithLogger logs attempts and retries with slog, never headers or bodies.
 package tensorpool

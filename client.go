@@ -1,0 +1,231 @@
+package tensorpool
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+const (
+	// DefaultBaseURL is the TensorPool API.
+	DefaultBaseURL = "https://engine.tensorpool.dev"
+
+	// EnvAPIKey names the environment variable NewClient reads the API key
+	// from, as the official tp CLI does.
+	EnvAPIKey = "TENSORPOOL_KEY"
+
+	// EnvBaseURL names the environment variable that overrides
+	// DefaultBaseURL, as in the official tp CLI.
+	EnvBaseURL = "TENSORPOOL_ENGINE"
+
+	// DefaultTimeout bounds one call: all its attempts, the waits between
+	// them, and reading the response body. See WithTimeout.
+	DefaultTimeout = 60 * time.Second
+
+	// DefaultMaxResponseBytes caps a response body. See WithMaxResponseBytes.
+	DefaultMaxResponseBytes int64 = 8 << 20
+)
+
+var (
+	// ErrNoAPIKey is returned by NewClient when neither WithAPIKey nor the
+	// TENSORPOOL_KEY environment variable gives an API key.
+	ErrNoAPIKey = errors.New("tensorpool: no API key: set " + EnvAPIKey + " or use WithAPIKey")
+
+	// ErrInvalidAPIKey is returned by NewClient for a key that cannot be
+	// sent in an HTTP header (it contains spaces or control characters).
+	// The error never includes the key.
+	ErrInvalidAPIKey = errors.New("tensorpool: invalid API key: it contains spaces or control characters")
+
+	// ErrInvalidBaseURL is returned (wrapped) by NewClient for a base URL
+	// that is not an absolute http(s) URL with a host, or that carries
+	// credentials.
+	ErrInvalidBaseURL = errors.New("tensorpool: invalid base URL")
+
+	// ErrInsecureBaseURL is returned (wrapped) by NewClient for a plain
+	// http:// base URL whose host is not a loopback address, unless
+	// WithInsecureHTTP is given: the API key would travel in clear text.
+	ErrInsecureBaseURL = errors.New("tensorpool: refusing plain http to a non-loopback host (the API key would travel in clear text); use https or WithInsecureHTTP")
+)
+
+// NewClient returns the generated TensorPool client, configured:
+//
+//   - the API key comes from WithAPIKey, else from $TENSORPOOL_KEY (surrounding
+//     white space trimmed); without one NewClient fails with ErrNoAPIKey. It is
+//     sent as "Authorization: Bearer <key>", only to the base URL's scheme,
+//     host and port: never to another host a redirect leads to.
+//   - the base URL is WithBaseURL, else $TENSORPOOL_ENGINE, else
+//     DefaultBaseURL. Plain http is refused unless the host is a loopback
+//     address or WithInsecureHTTP is given (ErrInsecureBaseURL).
+//   - requests carry "User-Agent: tensorpool-go/<version> go/<go version> (<os>; <arch>)".
+//   - requests are retried as the package documentation describes, bounded by
+//     DefaultTimeout per call (WithTimeout, WithRetryPolicy).
+//   - response bodies are capped at DefaultMaxResponseBytes.
+//   - requests that break a rule the API spec states fail before anything is
+//     sent (see ValidateRequest).
+//
+// The generated methods return the HTTP response whatever its status: pass
+// their results through Check to turn a non-2xx status into an *APIError.
+func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if !cfg.keySet {
+		cfg.key = secret{strings.TrimSpace(os.Getenv(EnvAPIKey))}
+	}
+	if cfg.key.reveal() == "" {
+		return nil, ErrNoAPIKey
+	}
+	if !validKey(cfg.key.reveal()) {
+		return nil, ErrInvalidAPIKey
+	}
+	if !cfg.baseURLSet {
+		if env := strings.TrimSpace(os.Getenv(EnvBaseURL)); env != "" {
+			cfg.baseURL = env
+		}
+	}
+
+	hc := &http.Client{}
+	if cfg.httpClient != nil {
+		*hc = *cfg.httpClient
+	}
+	if cfg.timeoutSet || cfg.httpClient == nil || cfg.httpClient.Timeout == 0 {
+		hc.Timeout = cfg.timeout
+	}
+	t := &transport{
+		base:         hc.Transport,
+		key:          cfg.key,
+		userAgent:    userAgent(cfg.userAgent),
+		retry:        cfg.retry,
+		maxBodyBytes: cfg.maxBodyBytes,
+		logger:       cfg.logger,
+	}
+	hc.Transport = t
+
+	// The last option sees the outcome of every option before it: the base
+	// URL (gen.WithBaseURL included) and any doer a passed-through
+	// gen.WithHTTPClient installed, which it puts beneath our transport.
+	var origin *url.URL
+	install := func(c *gen.Client) error {
+		u, err := checkBaseURL(c.Server, cfg.insecureHTTP)
+		if err != nil {
+			return err
+		}
+		origin = u
+		if c.Client != nil {
+			if uc, ok := c.Client.(*http.Client); ok {
+				t.base = uc.Transport
+				if hc.Jar == nil {
+					hc.Jar = uc.Jar
+				}
+				if hc.CheckRedirect == nil {
+					hc.CheckRedirect = uc.CheckRedirect
+				}
+			} else {
+				t.base = doerTransport{c.Client}
+			}
+		}
+		c.Client = hc
+		return nil
+	}
+	genOpts := make([]gen.ClientOption, 0, len(cfg.clientOptions)+len(cfg.editors)+2)
+	genOpts = append(genOpts, cfg.clientOptions...)
+	for _, e := range cfg.editors {
+		genOpts = append(genOpts, gen.WithRequestEditorFn(e))
+	}
+	if !cfg.noValidation {
+		genOpts = append(genOpts, gen.WithRequestEditorFn(validateEditor(func() string { return origin.Path })))
+	}
+	genOpts = append(genOpts, install)
+	c, err := gen.NewClientWithResponses(cfg.baseURL, genOpts...)
+	if err != nil {
+		return nil, err
+	}
+	t.origin = origin
+	return c, nil
+}
+
+// validKey reports whether k can travel in an Authorization header as is.
+func validKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if b := k[i]; b <= ' ' || b >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// checkBaseURL parses the base URL and applies the https rule. Errors quote
+// the URL with any password redacted.
+func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidBaseURL, err)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("%w %q: it must not carry credentials", ErrInvalidBaseURL, u.Redacted())
+	}
+	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+		return nil, fmt.Errorf("%w %q: want an absolute http(s) URL such as %s", ErrInvalidBaseURL, u.Redacted(), DefaultBaseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("%w %q: it must not have a query or fragment", ErrInvalidBaseURL, u.Redacted())
+	}
+	if u.Scheme == "http" && !insecureOK && !isLoopback(u.Hostname()) {
+		return nil, fmt.Errorf("%w: %q", ErrInsecureBaseURL, u.Redacted())
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// userAgent is "[product ]tensorpool-go/<version> go/<go version> (<os>; <arch>)".
+func userAgent(product string) string {
+	ua := fmt.Sprintf("tensorpool-go/%s %s (%s; %s)", moduleVersion(), strings.Replace(runtime.Version(), "go", "go/", 1), runtime.GOOS, runtime.GOARCH)
+	if product = strings.TrimSpace(product); product != "" {
+		ua = product + " " + ua
+	}
+	return ua
+}
+
+// moduleVersion is this module's version as the Go toolchain recorded it in
+// the binary, or "devel" (tests, a replace directive, a work tree).
+func moduleVersion() string {
+	const path = "github.com/tensorpool/tensorpool-go"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
+			if d.Path == path && d.Version != "" && d.Version != "(devel)" {
+				return d.Version
+			}
+		}
+	}
+	return "devel"
+}
+
+// doerTransport adapts a gen.HttpRequestDoer that is not an *http.Client.
+type doerTransport struct{ d gen.HttpRequestDoer }
+
+// RoundTrip implements http.RoundTripper.
+func (d doerTransport) RoundTrip(r *http.Request) (*http.Response, error) { return d.d.Do(r) }

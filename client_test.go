@@ -1,0 +1,294 @@
+package tensorpool
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+func TestNewClientKeyFromEnv(t *testing.T) {
+	t.Setenv(EnvAPIKey, "  "+testKey+"\n")
+	t.Setenv(EnvBaseURL, "")
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
+	c, err := NewClient(WithHTTPClient(&http.Client{Transport: f}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(c.GetRequestInfoWithResponse(bg, "r-1")); err != nil {
+		t.Fatal(err)
+	}
+	got := f.get(0)
+	if got.auth != "Bearer "+testKey {
+		t.Errorf("Authorization %q", got.auth)
+	}
+	if s := c.ClientInterface.(*gen.Client).Server; s != DefaultBaseURL+"/" {
+		t.Errorf("server %q", s)
+	}
+}
+
+func TestNewClientOptionBeatsEnv(t *testing.T) {
+	t.Setenv(EnvAPIKey, "env-key")
+	t.Setenv(EnvBaseURL, "https://env.example")
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
+	c, err := NewClient(WithAPIKey(testKey), WithBaseURL("https://opt.example"), WithHTTPClient(&http.Client{Transport: f}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.GetRequestInfoWithResponse(bg, "r-1")
+	if got := f.get(0); got.auth != "Bearer "+testKey {
+		t.Errorf("Authorization %q", got.auth)
+	}
+	if s := c.ClientInterface.(*gen.Client).Server; s != "https://opt.example/" {
+		t.Errorf("server %q", s)
+	}
+}
+
+func TestNewClientBaseURLFromEnv(t *testing.T) {
+	t.Setenv(EnvBaseURL, "https://staging.example/api")
+	c, err := NewClient(WithAPIKey(testKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.ClientInterface.(*gen.Client).Server; s != "https://staging.example/api/" {
+		t.Errorf("server %q", s)
+	}
+}
+
+func TestNewClientNoKey(t *testing.T) {
+	t.Setenv(EnvAPIKey, "")
+	for _, opts := range [][]Option{nil, {WithAPIKey("")}, {WithAPIKey("   ")}} {
+		_, err := NewClient(opts...)
+		if !errors.Is(err, ErrNoAPIKey) {
+			t.Errorf("NewClient(%d opts) = %v, want ErrNoAPIKey", len(opts), err)
+		}
+	}
+	t.Setenv(EnvAPIKey, "from-env")
+	if _, err := NewClient(WithAPIKey("")); !errors.Is(err, ErrNoAPIKey) {
+		t.Errorf("an explicit empty key fell back to the environment: %v", err)
+	}
+}
+
+func TestNewClientInvalidKey(t *testing.T) {
+	for _, k := range []string{testKey + "\nX-Evil: 1", "tp key", testKey + "\x00", testKey + "é"} {
+		_, err := NewClient(WithAPIKey(k))
+		if !errors.Is(err, ErrInvalidAPIKey) {
+			t.Errorf("key %q: err %v", k, err)
+		}
+		noKey(t, "invalid key error", err)
+	}
+}
+
+func TestNewClientBaseURLRules(t *testing.T) {
+	cases := []struct {
+		url      string
+		insecure bool
+		want     error
+	}{
+		{"https://engine.tensorpool.dev", false, nil},
+		{"https://engine.tensorpool.dev/", false, nil},
+		{"https://example.com:8443/prefix", false, nil},
+		{"http://localhost:8000", false, nil},
+		{"http://api.localhost", false, nil},
+		{"http://127.0.0.1:8000", false, nil},
+		{"http://127.1.2.3", false, nil},
+		{"http://[::1]:8000", false, nil},
+		{"http://engine.tensorpool.dev", false, ErrInsecureBaseURL},
+		{"http://10.0.0.5:8000", false, ErrInsecureBaseURL},
+		{"http://localhost.evil.com", false, ErrInsecureBaseURL},
+		{"http://engine.tensorpool.dev", true, nil},
+		{"ftp://engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"/relative", false, ErrInvalidBaseURL},
+		{"https://user:hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"https://engine.tensorpool.dev/?q=1", false, ErrInvalidBaseURL},
+		{"https://engine.tensorpool.dev/#x", false, ErrInvalidBaseURL},
+		{"https://%zz", false, ErrInvalidBaseURL},
+	}
+	for _, tc := range cases {
+		opts := []Option{WithAPIKey(testKey), WithBaseURL(tc.url)}
+		if tc.insecure {
+			opts = append(opts, WithInsecureHTTP())
+		}
+		_, err := NewClient(opts...)
+		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+			t.Errorf("%q: err %v, want %v", tc.url, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%q: error shows the URL's password: %v", tc.url, err)
+		}
+	}
+	// the same rule holds for a URL given through the generated option
+	_, err := NewClient(WithAPIKey(testKey), WithClientOptions(gen.WithBaseURL("http://engine.tensorpool.dev")))
+	if !errors.Is(err, ErrInsecureBaseURL) {
+		t.Errorf("gen.WithBaseURL bypassed the https rule: %v", err)
+	}
+	t.Setenv(EnvBaseURL, "http://engine.tensorpool.dev")
+	if _, err := NewClient(WithAPIKey(testKey)); !errors.Is(err, ErrInsecureBaseURL) {
+		t.Errorf("TENSORPOOL_ENGINE bypassed the https rule: %v", err)
+	}
+}
+
+func TestOptionErrors(t *testing.T) {
+	for name, o := range map[string]Option{
+		"WithHTTPClient(nil)":     WithHTTPClient(nil),
+		"WithTimeout(-1)":         WithTimeout(-1),
+		"WithMaxRetries(-1)":      WithMaxRetries(-1),
+		"WithMaxResponseBytes(0)": WithMaxResponseBytes(0),
+	} {
+		if _, err := NewClient(WithAPIKey(testKey), o); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if _, err := NewClient(WithAPIKey(testKey), nil); err != nil {
+		t.Errorf("a nil Option: %v", err)
+	}
+}
+
+func TestUserAgent(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
+	c := fakeClient(t, f, WithUserAgent("my-app/1.2"))
+	_, _ = c.GetRequestInfoWithResponse(bg, "r-1")
+	_, _ = c.GetRequestInfoWithResponse(bg, "r-1", func(_ context.Context, r *http.Request) error {
+		r.Header.Set("User-Agent", "per-call/3")
+		return nil
+	})
+	want := "my-app/1.2 tensorpool-go/" + moduleVersion() + " go/" + strings.TrimPrefix(runtime.Version(), "go") + " (" + runtime.GOOS + "; " + runtime.GOARCH + ")"
+	if ua := f.get(0).ua; ua != want {
+		t.Errorf("User-Agent %q, want %q", ua, want)
+	}
+	if ua := f.get(1).ua; ua != "per-call/3 "+want {
+		t.Errorf("User-Agent with an editor's %q", ua)
+	}
+}
+
+// TestWithHTTPClientNotModified: the caller's *http.Client keeps its
+// transport, and its Timeout is kept unless WithTimeout says otherwise.
+func TestWithHTTPClientNotModified(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
+	hc := &http.Client{Transport: f, Timeout: 3 * time.Second}
+	c := fakeClient(t, f)
+	c, err := NewClient(WithAPIKey(testKey), WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hc.Transport != f || hc.Timeout != 3*time.Second {
+		t.Errorf("caller's client modified: %+v", hc)
+	}
+	inner := c.ClientInterface.(*gen.Client).Client.(*http.Client)
+	if inner == hc || inner.Timeout != 3*time.Second {
+		t.Errorf("timeout %v", inner.Timeout)
+	}
+	c2, _ := NewClient(WithAPIKey(testKey), WithHTTPClient(hc), WithTimeout(time.Second))
+	if got := c2.ClientInterface.(*gen.Client).Client.(*http.Client).Timeout; got != time.Second {
+		t.Errorf("WithTimeout ignored: %v", got)
+	}
+	c3, _ := NewClient(WithAPIKey(testKey))
+	if got := c3.ClientInterface.(*gen.Client).Client.(*http.Client).Timeout; got != DefaultTimeout {
+		t.Errorf("default timeout %v", got)
+	}
+}
+
+// TestGenOptionsPassThrough: generated options still work, beneath the
+// front door: a gen.WithHTTPClient doer carries requests but the key, the
+// User-Agent and retries still apply.
+func TestGenOptionsPassThrough(t *testing.T) {
+	f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+		if n == 1 {
+			return reply(r, 503, http.Header{"Retry-After": {"0"}}, ""), nil
+		}
+		return reply(r, 200, nil, infoOK), nil
+	}}
+	var edited atomic.Int32
+	c, err := NewClient(WithAPIKey(testKey),
+		WithClientOptions(
+			gen.WithHTTPClient(doerFunc(func(r *http.Request) (*http.Response, error) { return f.RoundTrip(r) })),
+			gen.WithBaseURL("https://other.example/v1"),
+			gen.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+				edited.Add(1)
+				r.Header.Set("X-Trace", "t")
+				return nil
+			}),
+		))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(c.GetRequestInfoWithResponse(bg, "r-1")); err != nil {
+		t.Fatal(err)
+	}
+	if f.n() != 2 || edited.Load() != 1 {
+		t.Fatalf("%d attempts, %d edits", f.n(), edited.Load())
+	}
+	if got := f.get(1); got.auth != "Bearer "+testKey || got.path != "/v1/request/info/r-1" || !strings.Contains(got.ua, "tensorpool-go/") {
+		t.Errorf("request %+v", got)
+	}
+}
+
+type doerFunc func(*http.Request) (*http.Response, error)
+
+func (d doerFunc) Do(r *http.Request) (*http.Response, error) { return d(r) }
+
+func TestRequestEditorOption(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
+	var sawAuth atomic.Bool
+	c := fakeClient(t, f, WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		sawAuth.Store(r.Header.Get("Authorization") != "")
+		return nil
+	}))
+	_, _ = c.GetRequestInfoWithResponse(bg, "r-1")
+	if sawAuth.Load() {
+		t.Error("request editors see the Authorization header; the transport should add it")
+	}
+	refuse := errors.New("refused")
+	c = fakeClient(t, f, WithRequestEditorFn(func(context.Context, *http.Request) error { return refuse }))
+	if _, err := c.GetRequestInfoWithResponse(bg, "r-1"); !errors.Is(err, refuse) {
+		t.Errorf("err %v", err)
+	}
+	if f.n() != 1 {
+		t.Errorf("a refused request was sent")
+	}
+}
+
+// TestAgainstServer is the end-to-end path over real HTTP: key, headers,
+// decoding and Check.
+func TestAgainstServer(t *testing.T) {
+	var gotAuth, gotUA atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth.Store(r.Header.Get("Authorization"))
+		gotUA.Store(r.Header.Get("User-Agent"))
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/storage/attach" || string(body) != `{"cluster_ids":["c-1"],"storage_id":"s-1"}` {
+			http.Error(w, `{"detail":"unexpected"}`, 400)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(202)
+		_, _ = io.WriteString(w, attachOK)
+	}))
+	defer srv.Close()
+	c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := Check(c.StorageAttachWithResponse(bg, attachBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode() != 202 || resp.JSON202.Message != "attaching" {
+		t.Errorf("resp %d %s", resp.StatusCode(), resp.Body)
+	}
+	if gotAuth.Load() != "Bearer "+testKey || !strings.HasPrefix(gotUA.Load().(string), "tensorpool-go/") {
+		t.Errorf("auth %q ua %q", gotAuth.Load(), gotUA.Load())
+	}
+	if resp.HTTPResponse.Request.Header.Get("Authorization") != "" {
+		t.Error("resp.HTTPResponse.Request carries the Authorization header")
+	}
+}

@@ -1,0 +1,174 @@
+package tensorpool
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+// testKey is the API key every test uses; leak checks search for it.
+const testKey = "tp-live-0123456789abcdefSECRET"
+
+// noKey fails the test if the key appears in any of the usual renderings of
+// v.
+func noKey(t *testing.T, what string, v any) {
+	t.Helper()
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		if s := fmt.Sprintf(verb, v); strings.Contains(s, testKey) || strings.Contains(s, fmt.Sprintf("%x", testKey)) {
+			t.Errorf("%s printed with %s contains the API key: %s", what, verb, s)
+		}
+	}
+	if err, ok := v.(error); ok && err != nil && strings.Contains(err.Error(), testKey) {
+		t.Errorf("%s: error string contains the API key: %s", what, err)
+	}
+}
+
+// call is one request a fake transport received.
+type call struct {
+	method, path, auth, ua string
+	body                   string
+	at                     time.Time
+}
+
+// fakeRT is an http.RoundTripper that answers from a function, recording
+// every request. It runs inside synctest bubbles: no real network.
+type fakeRT struct {
+	mu      sync.Mutex
+	calls   []call
+	respond func(n int, r *http.Request) (*http.Response, error) // n counts from 1
+}
+
+func (f *fakeRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil {
+		body, _ = io.ReadAll(r.Body)
+		_ = r.Body.Close()
+	}
+	f.mu.Lock()
+	f.calls = append(f.calls, call{r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("User-Agent"), string(body), time.Now()})
+	n := len(f.calls)
+	f.mu.Unlock()
+	return f.respond(n, r)
+}
+
+func (f *fakeRT) n() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.calls)
+}
+
+func (f *fakeRT) get(i int) call {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[i]
+}
+
+// reply builds a response as net/http would.
+func reply(r *http.Request, code int, header http.Header, body string) *http.Response {
+	if header == nil {
+		header = http.Header{}
+	}
+	if header.Get("Content-Type") == "" && body != "" {
+		header.Set("Content-Type", "application/json")
+	}
+	return &http.Response{
+		StatusCode:    code,
+		Status:        fmt.Sprintf("%d %s", code, http.StatusText(code)),
+		Header:        header,
+		Body:          io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       r,
+		Proto:         "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+	}
+}
+
+// connected tells the request's httptrace that a connection was obtained,
+// as net/http does before writing a request.
+func connected(r *http.Request) {
+	if tr := httptrace.ContextClientTrace(r.Context()); tr != nil && tr.GotConn != nil {
+		tr.GotConn(httptrace.GotConnInfo{})
+	}
+}
+
+const (
+	attachOK  = `{"storage_id":"s-1","cluster_ids":["c-1"],"request_ids":["r-1"],"message":"attaching"}`
+	infoOK    = `{"request_id":"r-1","created_at":"2026-01-01T00:00:00Z","request_type":"STORAGE_ATTACH","status":"PENDING"}`
+	destroyOK = `{"storage_id":"s-1","request_id":"r-2","message":"destroying"}`
+)
+
+// fakeClient is a client over f, with the test key and a fixed base URL.
+func fakeClient(t *testing.T, f *fakeRT, opts ...Option) *gen.ClientWithResponses {
+	t.Helper()
+	all := append([]Option{
+		WithAPIKey(testKey),
+		WithBaseURL("https://engine.test"),
+		WithHTTPClient(&http.Client{Transport: f}),
+		leakCheckedLogger(t),
+	}, opts...)
+	c, err := NewClient(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var attachBody = gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1"}}
+
+// logBuffer is a concurrency-safe buffer for slog handlers.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var bg = context.Background()
+
+// httpClientOf digs the *http.Client NewClient installed out of c.
+func httpClientOf(c *gen.ClientWithResponses) *http.Client {
+	return c.ClientInterface.(*gen.Client).Client.(*http.Client)
+}
+
+// clientTransport is the front door's transport inside c.
+func clientTransport(t *testing.T, c *gen.ClientWithResponses) *transport {
+	t.Helper()
+	tr, ok := httpClientOf(c).Transport.(*transport)
+	if !ok {
+		t.Fatalf("transport is %T", httpClientOf(c).Transport)
+	}
+	return tr
+}
+
+// leakCheckedLogger logs everything at debug level into a buffer that is
+// searched for the key when the test ends: every log line a test produces
+// is checked. (A later WithLogger option replaces it.)
+func leakCheckedLogger(t *testing.T) Option {
+	t.Helper()
+	buf := &logBuffer{}
+	t.Cleanup(func() {
+		if strings.Contains(buf.String(), testKey) {
+			t.Errorf("a log line contains the API key:\n%s", buf.String())
+		}
+	})
+	return WithLogger(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+}

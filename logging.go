@@ -1,0 +1,41 @@
+package tensorpool
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// logAttempt logs one attempt at debug level: never a header or a body, and
+// the key scrubbed from the one free-form attribute, the error.
+func (t *transport) logAttempt(req *http.Request, attempt int, resp *http.Response, err error, took time.Duration) {
+	if t.logger == nil || !t.logger.Enabled(req.Context(), slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", req.Method),
+		slog.String("url", req.URL.Redacted()),
+		slog.Int("attempt", attempt),
+		slog.Duration("duration", took),
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", t.key.scrub(err.Error())))
+	} else {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+	}
+	t.logger.LogAttrs(req.Context(), slog.LevelDebug, "tensorpool: request", attrs...)
+}
+
+// logRetry logs, at info level, that a request is about to be sent again.
+func (t *transport) logRetry(req *http.Request, attempt int, reason string, delay time.Duration) {
+	if t.logger == nil {
+		return
+	}
+	t.logger.LogAttrs(req.Context(), slog.LevelInfo, "tensorpool: retrying",
+		slog.String("method", req.Method),
+		slog.String("url", req.URL.Redacted()),
+		slog.Int("attempt", attempt),
+		slog.String("reason", reason),
+		slog.Duration("delay", delay),
+	)
+}

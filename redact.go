@@ -1,0 +1,61 @@
+package tensorpool
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// redacted replaces the API key wherever this package prints, logs or
+// reports something that could contain it.
+const redacted = "[REDACTED]"
+
+// secret holds the API key. Every way fmt and log/slog can print it
+// (%v, %+v, %#v, %s, %q, %x, slog attributes) prints "[REDACTED]" instead;
+// only reveal returns the key, and only the transport calls it.
+type secret struct{ s string }
+
+func (k secret) reveal() string { return k.s }
+
+// String implements fmt.Stringer.
+func (k secret) String() string {
+	if k.s == "" {
+		return ""
+	}
+	return redacted
+}
+
+// GoString implements fmt.GoStringer.
+func (k secret) GoString() string { return fmt.Sprintf("%q", k.String()) }
+
+// Format implements fmt.Formatter, so that no verb (%x included) prints the key.
+func (k secret) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, k.GoString())
+		return
+	}
+	fmt.Fprint(f, k.String())
+}
+
+// LogValue implements slog.LogValuer.
+func (k secret) LogValue() slog.Value { return slog.StringValue(k.String()) }
+
+// scrub removes every occurrence of the key from s. A server echoing the
+// Authorization header back in an error body must not put the key in an
+// error string or a log line.
+func (k secret) scrub(s string) string {
+	if k.s == "" || !strings.Contains(s, k.s) {
+		return s
+	}
+	return strings.ReplaceAll(s, k.s, redacted)
+}
+
+// scrubBytes is scrub for byte slices; it returns b itself when the key does
+// not occur in it.
+func (k secret) scrubBytes(b []byte) []byte {
+	if k.s == "" || !bytes.Contains(b, []byte(k.s)) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(k.s), []byte(redacted))
+}

@@ -1,0 +1,449 @@
+package tensorpool
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/retryctx"
+)
+
+// send makes one call of the given method through c: GET request info,
+// POST storage attach, DELETE storage; other methods through a raw request.
+func send(ctx context.Context, t *testing.T, c *gen.ClientWithResponses, method string) (status int, err error) {
+	t.Helper()
+	defer func() { noKey(t, method+" error", err) }()
+	switch method {
+	case http.MethodGet:
+		r, err := Check(c.GetRequestInfoWithResponse(ctx, "r-1"))
+		return code(r, err)
+	case http.MethodPost:
+		r, err := Check(c.StorageAttachWithResponse(ctx, attachBody))
+		return code(r, err)
+	case http.MethodDelete:
+		r, err := Check(c.StorageDestroyWithResponse(ctx, "s-1"))
+		return code(r, err)
+	}
+	gc := c.ClientInterface.(*gen.Client)
+	req, err := http.NewRequestWithContext(ctx, method, gc.Server+"thing", strings.NewReader(`{"x":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := gc.Client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
+}
+
+func code[R Response](r R, err error) (int, error) {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.StatusCode, err
+	}
+	if err != nil {
+		return 0, err
+	}
+	return r.StatusCode(), nil
+}
+
+func okBody(method string) string {
+	switch method {
+	case http.MethodGet:
+		return infoOK
+	case http.MethodPost:
+		return attachOK
+	case http.MethodDelete:
+		return destroyOK
+	}
+	return `{}`
+}
+
+func okStatus(method string) int {
+	if method == http.MethodPost || method == http.MethodDelete {
+		return http.StatusAccepted
+	}
+	return http.StatusOK
+}
+
+// TestRetryByMethodAndStatus is the retry table of the package
+// documentation, status by status and method by method: each case answers
+// the status on every attempt and counts the attempts.
+func TestRetryByMethodAndStatus(t *testing.T) {
+	all := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodDelete, http.MethodPut, http.MethodPatch}
+	retried := map[int][]string{
+		429: all,
+		502: {http.MethodGet, http.MethodHead},
+		503: {http.MethodGet, http.MethodHead},
+		504: {http.MethodGet, http.MethodHead},
+	}
+	for _, status := range []int{400, 401, 403, 404, 408, 409, 422, 429, 500, 501, 502, 503, 504} {
+		for _, method := range all {
+			want := 1
+			for _, m := range retried[status] {
+				if m == method {
+					want = 4 // DefaultRetryPolicy: 3 retries
+				}
+			}
+			t.Run(http.StatusText(status)+"/"+method, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+						return reply(r, status, nil, `{"detail":"no"}`), nil
+					}}
+					c := fakeClient(t, f)
+					got, err := send(bg, t, c, method)
+					if got != status {
+						t.Fatalf("status %d, err %v; want %d", got, err, status)
+					}
+					if f.n() != want {
+						t.Errorf("%d attempts, want %d", f.n(), want)
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestRetrySucceedsAndReplaysBody: a POST refused with 429 is sent again
+// with the same body, and the second answer is returned.
+func TestRetrySucceedsAndReplaysBody(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+			if n == 1 {
+				return reply(r, 429, http.Header{"Retry-After": {"7"}}, `{"detail":"slow down"}`), nil
+			}
+			return reply(r, 202, nil, attachOK), nil
+		}}
+		c := fakeClient(t, f)
+		resp, err := Check(c.StorageAttachWithResponse(bg, attachBody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.JSON202 == nil || (*resp.JSON202.RequestIds)[0] != "r-1" {
+			t.Fatalf("bad body %s", resp.Body)
+		}
+		if f.n() != 2 {
+			t.Fatalf("%d attempts", f.n())
+		}
+		a, b := f.get(0), f.get(1)
+		if a.body == "" || a.body != b.body {
+			t.Errorf("body not replayed: %q then %q", a.body, b.body)
+		}
+		if d := b.at.Sub(a.at); d != 7*time.Second {
+			t.Errorf("waited %v, want Retry-After's 7s", d)
+		}
+		if b.auth != "Bearer "+testKey {
+			t.Errorf("retry lost the Authorization header")
+		}
+	})
+}
+
+func TestRetryAfterHTTPDate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+			if n == 1 {
+				h := http.Header{"Retry-After": {time.Now().Add(10 * time.Second).UTC().Format(http.TimeFormat)}}
+				return reply(r, 503, h, ""), nil
+			}
+			return reply(r, 200, nil, infoOK), nil
+		}}
+		c := fakeClient(t, f)
+		start := time.Now()
+		if _, err := Check(c.GetRequestInfoWithResponse(bg, "r-1")); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("took %v, want 10s", d)
+		}
+	})
+}
+
+// TestBackoffWithoutRetryAfter checks the waits stay within the documented
+// bounds: [d/2, d] for d = 0.5 s, 1 s, 2 s.
+func TestBackoffWithoutRetryAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, 502, nil, ""), nil
+		}}
+		c := fakeClient(t, f)
+		_, err := Check(c.GetRequestInfoWithResponse(bg, "r-1"))
+		if !IsServerError(err) {
+			t.Fatalf("err %v", err)
+		}
+		if f.n() != 4 {
+			t.Fatalf("%d attempts", f.n())
+		}
+		d := 500 * time.Millisecond
+		for i := 1; i < 4; i++ {
+			wait := f.get(i).at.Sub(f.get(i - 1).at)
+			if wait < d/2 || wait > d {
+				t.Errorf("wait %d = %v, want in [%v, %v]", i, wait, d/2, d)
+			}
+			d *= 2
+		}
+	})
+}
+
+// TestRetryAfterTooLong: a Retry-After beyond MaxRetryAfter is not waited
+// for; the caller gets the 429 with its RetryAfter at once.
+func TestRetryAfterTooLong(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, 429, http.Header{"Retry-After": {"3600"}}, `{"detail":"quota"}`), nil
+		}}
+		c := fakeClient(t, f)
+		start := time.Now()
+		_, err := Check(c.StorageAttachWithResponse(bg, attachBody))
+		var e *APIError
+		if !errors.As(err, &e) || !IsRateLimited(err) || e.RetryAfter != time.Hour {
+			t.Fatalf("err %#v", err)
+		}
+		if f.n() != 1 || time.Since(start) != 0 {
+			t.Errorf("%d attempts over %v", f.n(), time.Since(start))
+		}
+	})
+}
+
+// TestRetryStopsAtDeadline: no wait starts that would end after the call's
+// deadline (WithTimeout here); the last response is returned instead.
+func TestRetryStopsAtDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, 429, http.Header{"Retry-After": {"4"}}, ""), nil
+		}}
+		c := fakeClient(t, f, WithTimeout(10*time.Second))
+		start := time.Now()
+		_, err := Check(c.GetRequestInfoWithResponse(bg, "r-1"))
+		if !IsRateLimited(err) {
+			t.Fatalf("err %v", err)
+		}
+		// attempts at 0 s and 4 s; 8 s + 4 s would pass the 10 s deadline
+		if f.n() != 3 || time.Since(start) != 8*time.Second {
+			t.Errorf("%d attempts over %v, want 3 over 8s", f.n(), time.Since(start))
+		}
+	})
+}
+
+func TestRetryHonoursContextCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, 503, http.Header{"Retry-After": {"20"}}, ""), nil
+		}}
+		c := fakeClient(t, f, WithTimeout(0))
+		ctx, cancel := context.WithCancel(bg)
+		go func() {
+			time.Sleep(5 * time.Second)
+			cancel()
+		}()
+		start := time.Now()
+		_, err := Check(c.GetRequestInfoWithResponse(ctx, "r-1"))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v", err)
+		}
+		if time.Since(start) != 5*time.Second || f.n() != 1 {
+			t.Errorf("%d attempts, returned after %v", f.n(), time.Since(start))
+		}
+		noKey(t, "cancel error", err)
+	})
+}
+
+func dialErr() error {
+	return &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "connection refused", Addr: "engine.test:443"}}
+}
+
+// TestRetryTransportErrors: which connection failures are retried, by
+// method and by whether a connection was obtained (httptrace GotConn).
+func TestRetryTransportErrors(t *testing.T) {
+	cases := []struct {
+		name      string
+		method    string
+		err       error
+		connected bool
+		want      int
+	}{
+		{"GET reset after connect", "GET", syscall.ECONNRESET, true, 4},
+		{"GET unexpected EOF", "GET", io.ErrUnexpectedEOF, true, 4},
+		{"GET dial", "GET", dialErr(), false, 4},
+		{"POST dial before connecting", "POST", dialErr(), false, 4},
+		{"DELETE dial before connecting", "DELETE", dialErr(), false, 4},
+		{"POST DNS failure", "POST", &net.DNSError{Err: "no such host", Name: "engine.test", IsTemporary: true}, false, 4},
+		{"POST reset after connect", "POST", syscall.ECONNRESET, true, 1},
+		{"POST EOF after connect", "POST", io.EOF, true, 1},
+		{"POST non-dial error without GotConn", "POST", errors.New("custom transport failed"), false, 1},
+		{"POST dial error but GotConn fired", "POST", dialErr(), true, 1},
+		{"DELETE reset after connect", "DELETE", syscall.ECONNRESET, true, 1},
+		{"GET bad certificate", "GET", x509.UnknownAuthorityError{}, true, 1},
+		{"GET context canceled", "GET", context.Canceled, true, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+					if tc.connected {
+						connected(r)
+					}
+					return nil, tc.err
+				}}
+				c := fakeClient(t, f)
+				_, err := send(bg, t, c, tc.method)
+				if err == nil {
+					t.Fatal("no error")
+				}
+				if !errors.Is(err, tc.err) && tc.err != context.Canceled {
+					t.Errorf("error %v does not wrap %v", err, tc.err)
+				}
+				if f.n() != tc.want {
+					t.Errorf("%d attempts, want %d", f.n(), tc.want)
+				}
+				noKey(t, "transport error", err)
+			})
+		})
+	}
+}
+
+// TestRetryctxSendsOnce is how the transport composes with package wait:
+// a request whose context is marked by retryctx.WithoutTransportRetries is
+// sent exactly once whatever happens; an unmarked one is retried.
+func TestRetryctxSendsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		resp func(r *http.Request) (*http.Response, error)
+	}{
+		{"503", func(r *http.Request) (*http.Response, error) { return reply(r, 503, nil, ""), nil }},
+		{"429", func(r *http.Request) (*http.Response, error) {
+			return reply(r, 429, http.Header{"Retry-After": {"1"}}, ""), nil
+		}},
+		{"dial error", func(r *http.Request) (*http.Response, error) { return nil, dialErr() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return tc.resp(r) }}
+				c := fakeClient(t, f)
+				_, _ = c.GetRequestInfoWithResponse(retryctx.WithoutTransportRetries(bg), "r-1")
+				if f.n() != 1 {
+					t.Errorf("marked request: %d attempts, want 1", f.n())
+				}
+				_, _ = c.GetRequestInfoWithResponse(bg, "r-1")
+				if f.n() != 1+4 {
+					t.Errorf("unmarked request: %d attempts, want 4", f.n()-1)
+				}
+			})
+		})
+	}
+}
+
+func TestMaxRetries(t *testing.T) {
+	for _, n := range []int{0, 1, 5} {
+		synctest.Test(t, func(t *testing.T) {
+			f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 503, nil, ""), nil }}
+			c := fakeClient(t, f, WithMaxRetries(n), WithTimeout(0))
+			_, _ = c.GetRequestInfoWithResponse(bg, "r-1")
+			if f.n() != n+1 {
+				t.Errorf("WithMaxRetries(%d): %d attempts", n, f.n())
+			}
+		})
+	}
+}
+
+// TestUnreplayableBodyNotRetried: a streamed body without GetBody cannot be
+// sent twice, so even a 429 is returned as is.
+func TestUnreplayableBodyNotRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 429, nil, ""), nil }}
+		c := fakeClient(t, f, WithoutClientValidation())
+		body := io.MultiReader(strings.NewReader(`{"storage_id":"s-1","cluster_ids":["c-1"]}`))
+		_, err := Check(c.StorageAttachWithBodyWithResponse(bg, "application/json", body))
+		if !IsRateLimited(err) || f.n() != 1 {
+			t.Errorf("err %v after %d attempts", err, f.n())
+		}
+	})
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	cases := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"", 0, false},
+		{"0", 0, true},
+		{"7", 7 * time.Second, true},
+		{" 12 ", 12 * time.Second, true},
+		{"-1", 0, false},
+		{"1.5", 0, false},
+		{"3s", 0, false},
+		{"99999999999999999999999", maxRetryAfterSeconds * time.Second, true},
+		{"Sun, 22 Nov 2026 08:00:30 GMT", 30 * time.Second, true},                   // RFC 1123
+		{"Sunday, 22-Nov-26 08:01:00 GMT", time.Minute, true},                       // RFC 850
+		{"Sun Nov 22 08:00:05 2026", 5 * time.Second, true},                         // asctime
+		{"Sun, 22 Nov 2026 07:00:00 GMT", 0, true},                                  // past: now
+		{"Sun, 22 Nov 2999 07:00:00 GMT", maxRetryAfterSeconds * time.Second, true}, // far future: capped
+		{"tomorrow", 0, false},
+	}
+	for _, tc := range cases {
+		got, ok := parseRetryAfter(tc.in, now)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseRetryAfter(%q) = %v, %t; want %v, %t", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"", "0", "120", "-5", "Sun, 22 Nov 2026 08:00:30 GMT", "Sunday, 22-Nov-26 08:01:00 GMT", "Sun Nov 22 08:00:05 2026", "1e9", "99999999999999999999"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := parseRetryAfter(s, now)
+		if d < 0 || d > maxRetryAfterSeconds*time.Second {
+			t.Fatalf("parseRetryAfter(%q) = %v out of range", s, d)
+		}
+		if !ok && d != 0 {
+			t.Fatalf("parseRetryAfter(%q) = %v with ok false", s, d)
+		}
+	})
+}
+
+func TestRetryPolicyValidate(t *testing.T) {
+	bad := []RetryPolicy{
+		{MaxRetries: -1},
+		{MinBackoff: -1},
+		{MinBackoff: time.Second, MaxBackoff: time.Millisecond},
+		{MaxRetryAfter: -time.Second},
+	}
+	for _, p := range bad {
+		if _, err := NewClient(WithAPIKey(testKey), WithRetryPolicy(p)); err == nil {
+			t.Errorf("WithRetryPolicy(%+v) accepted", p)
+		}
+	}
+	if err := DefaultRetryPolicy().validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestBackoffBounds(t *testing.T) {
+	p := DefaultRetryPolicy()
+	for n := 1; n <= 10; n++ {
+		want := min(p.MinBackoff<<(n-1), p.MaxBackoff)
+		for range 100 {
+			if d := p.backoff(n); d < want/2 || d > want {
+				t.Fatalf("backoff(%d) = %v, want in [%v, %v]", n, d, want/2, want)
+			}
+		}
+	}
+	if d := (RetryPolicy{}).backoff(3); d != 0 {
+		t.Errorf("zero policy backoff = %v", d)
+	}
+}

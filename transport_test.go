@@ -1,0 +1,408 @@
+package tensorpool
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/retryctx"
+)
+
+// fastRetries keeps tests against real servers quick.
+var fastRetries = WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRetryAfter: time.Second})
+
+// server is an httptest server that records what it receives.
+type server struct {
+	*httptest.Server
+	mu     sync.Mutex
+	hits   []*http.Request
+	bodies []string
+}
+
+func newServer(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Request)) *server {
+	t.Helper()
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.hits = append(s.hits, r)
+		s.bodies = append(s.bodies, string(b))
+		n := len(s.hits)
+		s.mu.Unlock()
+		h(n, w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) n() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.hits)
+}
+
+func (s *server) hit(i int) (*http.Request, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[i], s.bodies[i]
+}
+
+func jsonReply(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, body)
+}
+
+func serverClient(t *testing.T, s *server, opts ...Option) *gen.ClientWithResponses {
+	t.Helper()
+	c, err := NewClient(append([]Option{WithAPIKey(testKey), WithBaseURL(s.URL), fastRetries, leakCheckedLogger(t)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestServerRetries checks the retry table against a real server: 503 then
+// 200 for GET; 503 for POST once; 429 then 202 for POST, same body twice.
+func TestServerRetries(t *testing.T) {
+	t.Run("GET 503 then 200", func(t *testing.T) {
+		s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if n < 3 {
+				jsonReply(w, 503, `{"detail":"busy"}`)
+				return
+			}
+			jsonReply(w, 200, infoOK)
+		})
+		if _, err := Check(serverClient(t, s).GetRequestInfoWithResponse(bg, "r-1")); err != nil || s.n() != 3 {
+			t.Errorf("err %v after %d requests", err, s.n())
+		}
+	})
+	t.Run("POST 503 not retried", func(t *testing.T) {
+		s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 503, `{"detail":"busy"}`) })
+		_, err := Check(serverClient(t, s).StorageAttachWithResponse(bg, attachBody))
+		if StatusCode(err) != 503 || s.n() != 1 {
+			t.Errorf("err %v after %d requests", err, s.n())
+		}
+	})
+	t.Run("DELETE 502 not retried", func(t *testing.T) {
+		s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 502, ``) })
+		_, err := Check(serverClient(t, s).StorageDestroyWithResponse(bg, "s-1"))
+		if StatusCode(err) != 502 || s.n() != 1 {
+			t.Errorf("err %v after %d requests", err, s.n())
+		}
+	})
+	t.Run("POST 429 then 202", func(t *testing.T) {
+		s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if n == 1 {
+				w.Header().Set("Retry-After", "0")
+				jsonReply(w, 429, `{"detail":"slow down"}`)
+				return
+			}
+			jsonReply(w, 202, attachOK)
+		})
+		if _, err := Check(serverClient(t, s).StorageAttachWithResponse(bg, attachBody)); err != nil || s.n() != 2 {
+			t.Fatalf("err %v after %d requests", err, s.n())
+		}
+		_, b1 := s.hit(0)
+		_, b2 := s.hit(1)
+		if b1 != b2 || !strings.Contains(b1, `"s-1"`) {
+			t.Errorf("bodies %q, %q", b1, b2)
+		}
+	})
+}
+
+// dropAfterRequest is a handler that reads the whole request, then closes
+// the connection without answering: the request may have been processed.
+func dropAfterRequest(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err == nil {
+		_ = conn.Close()
+	}
+}
+
+// TestConnectionDroppedAfterSend: a GET is retried; a POST or DELETE, which
+// reached the server, is not.
+func TestConnectionDroppedAfterSend(t *testing.T) {
+	for method, want := range map[string]int{"GET": 4, "POST": 1, "DELETE": 1} {
+		t.Run(method, func(t *testing.T) {
+			s := newServer(t, func(int, http.ResponseWriter, *http.Request) {})
+			s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.ReadAll(r.Body)
+				s.mu.Lock()
+				s.hits = append(s.hits, r)
+				s.bodies = append(s.bodies, "")
+				s.mu.Unlock()
+				dropAfterRequest(w)
+			})
+			_, err := send(bg, t, serverClient(t, s), method)
+			if err == nil || s.n() != want {
+				t.Errorf("err %v after %d requests, want %d", err, s.n(), want)
+			}
+			noKey(t, "dropped connection error", err)
+		})
+	}
+}
+
+// failingDialer fails the first n dials the way net.Dialer does, then
+// connects.
+func failingDialer(n int) (*http.Transport, *atomic.Int32) {
+	var dials atomic.Int32
+	var d net.Dialer
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if dials.Add(1) <= int32(n) {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: &net.AddrError{Err: syscall.ECONNREFUSED.Error(), Addr: addr}}
+		}
+		return d.DialContext(ctx, network, addr)
+	}}
+	return tr, &dials
+}
+
+// TestDialErrorsRetried: a request that could not connect never reached
+// the server, so every method is retried.
+func TestDialErrorsRetried(t *testing.T) {
+	for _, method := range []string{"GET", "POST", "DELETE"} {
+		t.Run(method, func(t *testing.T) {
+			s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				jsonReply(w, okStatus(r.Method), okBody(r.Method))
+			})
+			tr, dials := failingDialer(2)
+			defer tr.CloseIdleConnections()
+			got, err := send(bg, t, serverClient(t, s, WithHTTPClient(&http.Client{Transport: tr})), method)
+			if err != nil || got != okStatus(method) || dials.Load() != 3 || s.n() != 1 {
+				t.Errorf("status %d err %v: %d dials, %d requests", got, err, dials.Load(), s.n())
+			}
+		})
+	}
+	t.Run("refused for real", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close() // nothing listens there now
+		c, err := NewClient(WithAPIKey(testKey), WithBaseURL("http://"+addr), fastRetries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.StorageAttachWithResponse(bg, attachBody)
+		if err == nil || !strings.Contains(err.Error(), "giving up after 4 attempts") || !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Errorf("err %v", err)
+		}
+		noKey(t, "dial error", err)
+	})
+}
+
+// TestRedirectToAnotherHost: the key follows a redirect within the base
+// URL's origin, never to another host, port or scheme.
+func TestRedirectToAnotherHost(t *testing.T) {
+	other := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 200, infoOK) })
+	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/request/info/same":
+			http.Redirect(w, r, "/request/info/r-1", http.StatusTemporaryRedirect)
+		case "/request/info/elsewhere":
+			http.Redirect(w, r, other.URL+"/request/info/r-1", http.StatusTemporaryRedirect)
+		case "/request/info/by-name":
+			// same IP, another name: net/http's own rule would strip here too
+			http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/request/info/r-1", http.StatusFound)
+		default:
+			jsonReply(w, 200, infoOK)
+		}
+	})
+	c := serverClient(t, s)
+	if _, err := Check(c.GetRequestInfoWithResponse(bg, "same")); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := s.hit(1); r.Header.Get("Authorization") != "Bearer "+testKey {
+		t.Error("same-origin redirect lost the key")
+	}
+	for i, id := range []string{"elsewhere", "by-name"} {
+		if _, err := Check(c.GetRequestInfoWithResponse(bg, id)); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := other.hit(i)
+		if got := r.Header.Get("Authorization"); got != "" {
+			t.Errorf("%s: the other host received Authorization %q", id, got)
+		}
+	}
+}
+
+// TestNetHTTPRedirectRule records what net/http does on its own, which is
+// why the transport checks the origin itself: net/http strips
+// Authorization for another host name but keeps it for another port on the
+// same host.
+func TestNetHTTPRedirectRule(t *testing.T) {
+	other := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {})
+	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/x", http.StatusFound)
+	})
+	req, _ := http.NewRequest("GET", s.URL, nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if r, _ := other.hit(0); r.Header.Get("Authorization") == "" {
+		t.Error("net/http (Go ≥ 1.8 through 1.26) keeps Authorization on a redirect to another port of the same host; " +
+			"if that changed, update this test, not the transport: its own origin check still covers subdomains and https→http")
+	}
+	// Through our client, a user-set Authorization header is stripped too.
+	c := serverClient(t, s, WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+testKey)
+		return nil
+	}))
+	_, _ = c.GetRequestInfoWithResponse(bg, "r-1")
+	if r, _ := other.hit(1); r.Header.Get("Authorization") != "" {
+		t.Error("a user-set Authorization header followed a redirect to another port")
+	}
+}
+
+// TestHugeBody: a body past the cap fails with a typed error, announced
+// (Content-Length) or streamed (chunked); a body exactly at the cap is fine.
+func TestHugeBody(t *testing.T) {
+	const limit = 64 << 10
+	for _, tc := range []struct {
+		name    string
+		size    int
+		chunked bool
+		ok      bool
+	}{
+		{"announced", 10 << 20, false, false},
+		{"chunked", 10 << 20, true, false},
+		{"one byte over", limit + 1, true, false},
+		{"exactly at the cap", limit, true, true},
+		{"exactly at the cap, announced", limit, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if !tc.chunked {
+					w.Header().Set("Content-Length", itoa(tc.size))
+				}
+				w.WriteHeader(200)
+				pad := tc.size - len(`{"status":"PENDING","x":""}`)
+				_, _ = io.WriteString(w, `{"status":"PENDING","x":"`)
+				for pad > 0 {
+					k := min(pad, 1<<16)
+					_, _ = w.Write([]byte(strings.Repeat("a", k)))
+					pad -= k
+				}
+				_, _ = io.WriteString(w, `"}`)
+			})
+			_, err := serverClient(t, s, WithMaxResponseBytes(limit)).GetRequestInfoWithResponse(bg, "r-1")
+			var tooLarge *ResponseTooLargeError
+			if tc.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrResponseTooLarge) || !errors.As(err, &tooLarge) || tooLarge.Limit != limit || tooLarge.Path != "/request/info/r-1" {
+				t.Fatalf("err %v", err)
+			}
+			if s.n() != 1 {
+				t.Errorf("a too-large body was retried: %d requests", s.n())
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestTimeoutCoversRetries: WithTimeout bounds the whole call over a slow
+// real server.
+func TestTimeoutCoversRetries(t *testing.T) {
+	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	start := time.Now()
+	_, err := serverClient(t, s, WithTimeout(200*time.Millisecond)).GetRequestInfoWithResponse(bg, "r-1")
+	if err == nil || time.Since(start) > 3*time.Second {
+		t.Errorf("err %v after %v", err, time.Since(start))
+	}
+	noKey(t, "timeout error", err)
+}
+
+// TestKeyOnlyToOrigin: whatever a redirect points at, the key goes only to
+// the base URL's scheme, host and port.
+func TestKeyOnlyToOrigin(t *testing.T) {
+	for _, target := range []string{
+		"http://engine.test/request/info/r-1",       // https → http, same host
+		"https://engine.test:8443/request/info/r-1", // another port
+		"https://sub.engine.test/request/info/r-1",  // a subdomain (net/http keeps headers here)
+		"https://engine.test.evil/request/info/r-1", // a look-alike
+		"https://elsewhere.example/request/info/r-1",
+	} {
+		f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+			if n == 1 {
+				return reply(r, http.StatusFound, http.Header{"Location": {target}}, ""), nil
+			}
+			return reply(r, 200, nil, infoOK), nil
+		}}
+		c := fakeClient(t, f, WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+testKey) // even if set by hand
+			return nil
+		}))
+		if _, err := Check(c.GetRequestInfoWithResponse(bg, "r-0")); err != nil {
+			t.Fatal(err)
+		}
+		if f.n() != 2 || f.get(0).auth != "Bearer "+testKey || f.get(1).auth != "" {
+			t.Errorf("redirect to %s: %d requests, Authorization %q then %q", target, f.n(), f.get(0).auth, f.get(1).auth)
+		}
+	}
+}
+
+// TestRetryctxAgainstServer is the wait composition over real HTTP: marked,
+// one request on 503; unmarked, four.
+func TestRetryctxAgainstServer(t *testing.T) {
+	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 503, `{"detail":"busy"}`) })
+	c := serverClient(t, s)
+	_, err := Check(c.GetRequestInfoWithResponse(retryctx.WithoutTransportRetries(bg), "r-1"))
+	if StatusCode(err) != 503 || s.n() != 1 {
+		t.Fatalf("marked: err %v after %d requests", err, s.n())
+	}
+	_, err = Check(c.GetRequestInfoWithResponse(bg, "r-1"))
+	if StatusCode(err) != 503 || s.n() != 1+4 {
+		t.Fatalf("unmarked: err %v after %d requests", err, s.n()-1)
+	}
+}
+
+// TestPerAttemptTimeout: a transport's ResponseHeaderTimeout bounds each
+// attempt; the GET is retried, the POST (it reached the server) is not.
+func TestPerAttemptTimeout(t *testing.T) {
+	for method, want := range map[string]int{"GET": 2, "POST": 1} {
+		t.Run(method, func(t *testing.T) {
+			s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if n == 1 {
+					select {
+					case <-r.Context().Done():
+					case <-time.After(2 * time.Second):
+					}
+					return
+				}
+				jsonReply(w, okStatus(r.Method), okBody(r.Method))
+			})
+			tr := &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond}
+			defer tr.CloseIdleConnections()
+			got, err := send(bg, t, serverClient(t, s, WithHTTPClient(&http.Client{Transport: tr})), method)
+			if s.n() != want || (want == 2 && (err != nil || got != okStatus(method))) || (want == 1 && err == nil) {
+				t.Errorf("status %d, err %v, %d requests; want %d", got, err, s.n(), want)
+			}
+		})
+	}
+}

@@ -1,0 +1,123 @@
+package tensorpool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+// ErrInvalidRequest is matched (errors.Is) by every *InvalidRequestError.
+var ErrInvalidRequest = errors.New("tensorpool: invalid request")
+
+// InvalidRequestError reports a request that breaks a rule the API spec
+// states. The client returns it before sending anything.
+type InvalidRequestError struct {
+	Method string // request method
+	Path   string // request path, without host or query
+	Field  string // the JSON field or path parameter, e.g. "storage_id"
+	Reason string // what is wrong, e.g. `must start with "s-", got "abc"`
+}
+
+// Error implements error.
+func (e *InvalidRequestError) Error() string {
+	return fmt.Sprintf("tensorpool: %s %s: invalid %s: %s (nothing was sent)", e.Method, e.Path, e.Field, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalidRequest) hold.
+func (e *InvalidRequestError) Is(target error) bool { return target == ErrInvalidRequest }
+
+// maxValidatedBody bounds what validation reads of a request body that has
+// no GetBody (a streamed body given to a ...WithBody method).
+const maxValidatedBody = 1 << 20
+
+// ValidateRequest checks req against the rules openapi.json states in prose
+// or in constraints the generated types cannot enforce, and returns an
+// *InvalidRequestError for the first one broken:
+//
+//   - POST /storage/attach: storage_id must start with "s-" (the field's
+//     description), and cluster_ids must have exactly one element
+//     (minItems 1, maxItems 1).
+//   - DELETE /storage/{storage_id}: storage_id must start with "s-".
+//
+// basePath is the base URL's path ("" for DefaultBaseURL). Clients made by
+// NewClient call it on every request (see WithoutClientValidation); the
+// request is then never sent. It reads the body through req.GetBody, or, if
+// there is none, reads it into memory and makes it replayable.
+func ValidateRequest(req *http.Request, basePath string) error {
+	p, ok := strings.CutPrefix(req.URL.EscapedPath(), strings.TrimSuffix(basePath, "/"))
+	if !ok {
+		return nil
+	}
+	switch {
+	case req.Method == http.MethodPost && p == "/storage/attach":
+		body, err := requestBody(req)
+		if err != nil {
+			return err
+		}
+		var in gen.StorageAttachRestRequest
+		if json.Unmarshal(body, &in) != nil {
+			return nil // malformed JSON: the server's 422 says more than we could
+		}
+		if !strings.HasPrefix(in.StorageId, "s-") {
+			return invalid(req, "storage_id", fmt.Sprintf("must start with \"s-\", got %q", in.StorageId))
+		}
+		if len(in.ClusterIds) != 1 {
+			return invalid(req, "cluster_ids", fmt.Sprintf("must have exactly one element, got %d", len(in.ClusterIds)))
+		}
+	case req.Method == http.MethodDelete && strings.HasPrefix(p, "/storage/") && !strings.Contains(p[len("/storage/"):], "/"):
+		id, err := url.PathUnescape(p[len("/storage/"):])
+		if err != nil {
+			return nil
+		}
+		if !strings.HasPrefix(id, "s-") {
+			return invalid(req, "storage_id", fmt.Sprintf("must start with \"s-\", got %q", id))
+		}
+	}
+	return nil
+}
+
+func invalid(req *http.Request, field, reason string) error {
+	return &InvalidRequestError{Method: req.Method, Path: req.URL.Path, Field: field, Reason: reason}
+}
+
+// requestBody returns a copy of req's body, leaving req able to send it.
+func requestBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	if req.GetBody != nil {
+		rc, err := req.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("tensorpool: reading the request body to validate it: %w", err)
+		}
+		defer rc.Close()
+		return io.ReadAll(io.LimitReader(rc, maxValidatedBody))
+	}
+	b, err := io.ReadAll(io.LimitReader(req.Body, maxValidatedBody+1))
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("tensorpool: reading the request body to validate it: %w", err)
+	}
+	if len(b) > maxValidatedBody {
+		return nil, invalid(req, "body", fmt.Sprintf("larger than %d bytes", maxValidatedBody))
+	}
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	req.ContentLength = int64(len(b))
+	return b, nil
+}
+
+// validateEditor is the request editor NewClient installs.
+func validateEditor(basePath func() string) gen.RequestEditorFn {
+	return func(_ context.Context, req *http.Request) error {
+		return ValidateRequest(req, basePath())
+	}
+}
