@@ -5,10 +5,12 @@ package main
 import (
 	"fmt"
 
+	"github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 )
 
 func main() {
-	c, err := gen.NewClientWithResponses("https://engine.tensorpool.dev")
+	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("example"))
+	var _ *gen.ClientWithResponses = c
 	fmt.Println(c != nil, err)
 }
