@@ -1,0 +1,226 @@
+package benchmarks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	tensorpool "github.com/tensorpool/tensorpool-go"
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+// recorded is one answer of the engine to GET /request/info, replayed byte
+// for byte by the benchmark servers so that every client reads the same
+// response.
+type recorded struct {
+	id     string
+	header http.Header
+	body   []byte
+}
+
+// recordRequestInfo asks the in-memory engine for a PROCESSING request's
+// info and keeps the answer (status line aside: it is 200).
+func recordRequestInfo(tb testing.TB) recorded {
+	tb.Helper()
+	srv := tensorpooltest.NewInProcessServer(tb, tensorpooltest.WithLifecycle(
+		tensorpooltest.Succeed(0, 1<<40))) // PROCESSING for as long as the benchmark runs
+	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-bench"})
+	ctx := context.Background()
+	d, err := srv.Client.StorageDestroyWithResponse(ctx, "s-bench")
+	if err != nil || d.JSON202 == nil || d.JSON202.RequestId == nil {
+		tb.Fatalf("storage destroy: %v (status %d)", err, d.StatusCode())
+	}
+	id := *d.JSON202.RequestId
+	resp, err := srv.Client.GetRequestInfo(ctx, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		tb.Fatalf("request info: %v (status %d)", err, resp.StatusCode)
+	}
+	h := resp.Header.Clone()
+	h.Del("Date") // each server sets its own
+	return recorded{id: id, header: h, body: body}
+}
+
+// replay answers every request with rec, after checking the key, as a
+// server would.
+func (rec recorded) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") != "Bearer "+tensorpooltest.DefaultAPIKey {
+		http.Error(w, "forbidden", http.StatusForbidden)
+		return
+	}
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(http.StatusOK)
+	w.Write(rec.body)
+}
+
+// RoundTrip answers in-process with rec: the client's own cost, no socket.
+func (rec recorded) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Header.Get("Authorization") != "Bearer "+tensorpooltest.DefaultAPIKey {
+		return nil, fmt.Errorf("no key")
+	}
+	return &http.Response{
+		Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: rec.header, Body: &bodyReader{b: rec.body}, ContentLength: int64(len(rec.body)), Request: r,
+	}, nil
+}
+
+// bodyReader is a response body; one allocation, like bytes.Reader plus
+// io.NopCloser but in one.
+type bodyReader struct {
+	b []byte
+	i int
+}
+
+func (r *bodyReader) Read(p []byte) (int, error) {
+	if r.i >= len(r.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[r.i:])
+	r.i += n
+	return n, nil
+}
+
+func (r *bodyReader) Close() error { return nil }
+
+// requestInfo is the hand-written client's decoding target: the fields of
+// RequestInfoResponse, declared by hand.
+type requestInfo struct {
+	RequestID       string  `json:"request_id"`
+	RequestType     string  `json:"request_type"`
+	Status          string  `json:"status"`
+	CreatedAt       string  `json:"created_at"`
+	ObjectID        *string `json:"object_id"`
+	ExternalMessage *string `json:"external_message"`
+}
+
+// handWritten is what a user without the generated client would write: build
+// the URL, send the key, check the status, decode the JSON, read
+// Retry-After.
+type handWritten struct {
+	hc   *http.Client
+	base string
+	auth string
+}
+
+func (c *handWritten) getRequestInfo(ctx context.Context, id string) (*requestInfo, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/request/info/"+url.PathEscape(id), nil)
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Authorization", c.auth)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, resp.Body)
+		return nil, "", fmt.Errorf("GET /request/info: %s", resp.Status)
+	}
+	var info requestInfo
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+		return nil, "", err
+	}
+	io.Copy(io.Discard, resp.Body) // let the connection be reused
+	return &info, resp.Header.Get("Retry-After"), nil
+}
+
+func authEditor(_ context.Context, r *http.Request) error {
+	r.Header.Set("Authorization", "Bearer "+tensorpooltest.DefaultAPIKey)
+	return nil
+}
+
+// BenchmarkClientOverhead is GET /request/info through each client, over
+// the same loopback server (and, to see the clients' own cost without the
+// network, over the same in-process transport), reading the same bytes.
+func BenchmarkClientOverhead(b *testing.B) {
+	rec := recordRequestInfo(b)
+	srv := httptest.NewServer(rec)
+	b.Cleanup(srv.Close)
+
+	for _, tr := range []struct {
+		name string
+		url  string
+		hc   func() *http.Client
+	}{
+		{"loopback", srv.URL, func() *http.Client { return &http.Client{Transport: srv.Client().Transport} }},
+		{"inprocess", "http://engine.invalid", func() *http.Client { return &http.Client{Transport: rec} }},
+	} {
+		hw := &handWritten{hc: tr.hc(), base: tr.url, auth: "Bearer " + tensorpooltest.DefaultAPIKey}
+		genc, err := gen.NewClient(tr.url, gen.WithHTTPClient(tr.hc()), gen.WithRequestEditorFn(authEditor))
+		if err != nil {
+			b.Fatal(err)
+		}
+		withResp, err := gen.NewClientWithResponses(tr.url, gen.WithHTTPClient(tr.hc()), gen.WithRequestEditorFn(authEditor))
+		if err != nil {
+			b.Fatal(err)
+		}
+		front, err := tensorpool.NewClient(tensorpool.WithBaseURL(tr.url), tensorpool.WithInsecureHTTP(),
+			tensorpool.WithAPIKey(tensorpooltest.DefaultAPIKey), tensorpool.WithHTTPClient(tr.hc()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		check := func(b *testing.B, status string, retryAfter string) {
+			if status != "PROCESSING" || retryAfter == "" {
+				b.Fatalf("got status %q, Retry-After %q", status, retryAfter)
+			}
+		}
+		b.Run(tr.name+"/client=handwritten", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				info, ra, err := hw.getRequestInfo(ctx, rec.id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				check(b, info.Status, ra)
+			}
+		})
+		b.Run(tr.name+"/client=generated", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := genc.GetRequestInfo(ctx, rec.id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, err := gen.ParseGetRequestInfoResponse(resp)
+				if err != nil {
+					b.Fatal(err)
+				}
+				check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
+			}
+		})
+		b.Run(tr.name+"/client=generated-withresponse", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := withResp.GetRequestInfoWithResponse(ctx, rec.id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
+			}
+		})
+		b.Run(tr.name+"/client=tensorpool.NewClient", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := front.GetRequestInfoWithResponse(ctx, rec.id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
+			}
+		})
+	}
+}
