@@ -1,0 +1,142 @@
+package benchmarks
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+var economyN = flag.Int("economy.n", 1000, "operations in the request-economy scenario set")
+
+// outcome is one strategy on one scenario.
+type outcome struct {
+	polls, early int
+	latency      time.Duration // from completion to the client seeing it
+	inForce      time.Duration // Retry-After granted by the last answer before completion; 0: none
+	failedAfter  bool          // a failure answer after completion delayed detection
+	sawFailure   bool          // a non-200 answer (the official CLI stops there)
+	err          error
+}
+
+type backendKind int
+
+const (
+	lightBackend      backendKind = iota // lightServer
+	engineBackendKind                    // tensorpooltest.Engine
+)
+
+// runScenario runs one strategy on one scenario in its own bubble, in
+// virtual time starting at the request's creation.
+func runScenario(t *testing.T, s scenario, st strategy, kind backendKind) outcome {
+	var out outcome
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var be backend
+		var id string
+		switch kind {
+		case lightBackend:
+			ls := newLightServer(s.start)
+			id = ls.add(s.lifecycle)
+			be = ls
+		default:
+			e, ids := newEngineRequests(t, s.start, []tensorpooltest.Lifecycle{s.lifecycle})
+			be, id = e, ids[0]
+		}
+		obs := newObserver(be, s.events)
+		done := start.Add(s.done())
+		obs.track(id, done)
+		c := newClient(t, obs)
+		ctx, cancel := context.WithTimeout(context.Background(), s.done()+time.Hour)
+		defer cancel()
+		err := st.wait(ctx, c, id, rand.New(rand.NewPCG(scenarioSeed, uint64(s.index))))
+		rec := obs.ids[id]
+		out = outcome{polls: rec.polls, early: rec.early, latency: time.Since(done), inForce: rec.inForce,
+			failedAfter: rec.failedAfterDone, sawFailure: rec.sawFailure, err: err}
+	})
+	return out
+}
+
+// summary aggregates a strategy's outcomes over a scenario set.
+type summary struct {
+	ops, polls, early, earlyOps, errors, failureOps int
+	latencies                                       []time.Duration // of the operations seen to end
+	// ratios are latency / Retry-After in force, for the operations where
+	// the last answer before completion carried one and no failure answer
+	// came after completion (a 503 burst then delays every strategy).
+	ratios []float64
+}
+
+func (s *summary) add(o outcome) {
+	s.ops++
+	s.polls += o.polls
+	s.early += o.early
+	if o.early > 0 {
+		s.earlyOps++
+	}
+	if o.sawFailure {
+		s.failureOps++
+	}
+	if o.err != nil {
+		s.errors++
+		return
+	}
+	s.latencies = append(s.latencies, o.latency)
+	if o.inForce > 0 && !o.failedAfter {
+		s.ratios = append(s.ratios, float64(o.latency)/float64(o.inForce))
+	}
+}
+
+func (s *summary) report(b *testing.B) {
+	lat := sortedCopy(s.latencies)
+	ratios := sortedCopy(s.ratios)
+	b.ReportMetric(float64(s.ops), "ops")
+	b.ReportMetric(float64(s.polls), "polls")
+	b.ReportMetric(float64(s.early), "early-polls")
+	b.ReportMetric(float64(s.earlyOps), "ops-with-early-polls")
+	b.ReportMetric(quantile(lat, 0.50).Seconds(), "latency-p50-s")
+	b.ReportMetric(quantile(lat, 0.99).Seconds(), "latency-p99-s")
+	b.ReportMetric(quantile(lat, 1).Seconds(), "latency-max-s")
+	b.ReportMetric(quantile(ratios, 0.99), "latency/hint-p99")
+	b.ReportMetric(quantile(ratios, 1), "latency/hint-max")
+	b.ReportMetric(float64(len(ratios)), "ops-in-latency/hint")
+	b.ReportMetric(float64(s.errors), "errors")
+	b.ReportMetric(float64(s.failureOps), "ops-with-non200")
+}
+
+func runSet(t *testing.T, set []scenario, st strategy, kind backendKind) summary {
+	var sum summary
+	for _, s := range set {
+		sum.add(runScenario(t, s, st, kind))
+	}
+	return sum
+}
+
+// TestEconomy measures request economy and detection latency: every
+// strategy on the same operations, against the light responder.
+func TestEconomy(t *testing.T) {
+	needFigures(t)
+	set := scenarios(*economyN)
+	for _, st := range strategies() {
+		var sum summary
+		res := testing.Benchmark(func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sum = runSet(t, set, st, lightBackend)
+			}
+			sum.report(b)
+		})
+		printBench(fmt.Sprintf("Economy/strategy=%s", st.name), res)
+		if sum.errors > 0 {
+			t.Logf("%s: %d of %d operations ended without a terminal status", st.name, sum.errors, sum.ops)
+		}
+	}
+}
+
+// strategies is every strategy compared: package wait first.
+func strategies() []strategy { return append(waitStrategies(), baselines...) }

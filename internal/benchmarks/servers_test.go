@@ -1,0 +1,327 @@
+package benchmarks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+// requestInfoOp is the operation every poll calls.
+const requestInfoOp = "GET /request/info/{request_id}"
+
+// A backend answers GET /request/info and lets a scenario change its
+// Retry-After policy and script bursts of failures, the way
+// tensorpooltest.Engine does (SetRetryAfter, InjectFault).
+type backend interface {
+	http.RoundTripper
+	setHint(hint)
+	inject(burst)
+}
+
+// engineBackend is the real in-memory engine, validating every request and
+// answer against the OpenAPI document (about 0.45 ms of CPU per poll).
+type engineBackend struct{ *tensorpooltest.Engine }
+
+func (e engineBackend) setHint(h hint) { e.SetRetryAfter(h.d, h.form) }
+func (e engineBackend) inject(b burst) {
+	e.InjectFault(requestInfoOp, b.n, tensorpooltest.Fault{Status: b.status, RetryAfter: b.retryAfter})
+}
+
+// newEngineRequests starts an engine with the starting hint and creates one
+// asynchronous request (a storage destroy) per lifecycle, returning their ids.
+// Call it inside the bubble: the requests' clocks start at its time.Now().
+func newEngineRequests(tb tensorpooltest.TB, start hint, ls []tensorpooltest.Lifecycle) (engineBackend, []string) {
+	e := tensorpooltest.New(tensorpooltest.WithRetryAfter(start.d, start.form),
+		tensorpooltest.WithViolationHandler(func(v tensorpooltest.Violation) { tb.Errorf("%v", v) }))
+	c, err := gen.NewClientWithResponses(tensorpooltest.InProcessURL, gen.WithHTTPClient(e.HTTPClient()), gen.WithRequestEditorFn(authEditor))
+	if err != nil {
+		tb.Fatalf("%v", err)
+	}
+	ids := make([]string, len(ls))
+	e.QueueLifecycles(ls...)
+	for i := range ls {
+		sid := fmt.Sprintf("s-%d", i)
+		e.AddStorage(tensorpooltest.Storage{ID: sid})
+		r, err := c.StorageDestroyWithResponse(context.Background(), sid)
+		if err != nil || r.JSON202 == nil || r.JSON202.RequestId == nil {
+			tb.Fatalf("storage destroy: %v (status %d)", err, r.StatusCode())
+		}
+		ids[i] = *r.JSON202.RequestId
+	}
+	return engineBackend{e}, ids
+}
+
+// lightServer answers GET /request/info the way the engine does (the same
+// statuses over time, the same JSON fields, Date, Retry-After in the three
+// forms, the same fault answers) without routing or OpenAPI validation: a
+// responder cheap enough for a million polls, and for measuring the
+// client's own cost. TestLightServerMatchesEngine keeps it honest.
+type lightServer struct {
+	latency time.Duration // virtual time each answer takes
+
+	mu       sync.Mutex
+	requests map[string]*lightRequest
+	hint     hint
+	faults   []burst // each with n == 1
+}
+
+type lightRequest struct {
+	id        string
+	created   time.Time
+	lifecycle tensorpooltest.Lifecycle
+}
+
+func newLightServer(start hint) *lightServer {
+	return &lightServer{requests: map[string]*lightRequest{}, hint: start}
+}
+
+// add registers a request created now; its id is "req_" and a counter, as
+// the engine's.
+func (s *lightServer) add(l tensorpooltest.Lifecycle) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := fmt.Sprintf("req_%06d", len(s.requests)+1)
+	s.requests[id] = &lightRequest{id: id, created: time.Now(), lifecycle: l}
+	return id
+}
+
+func (s *lightServer) setHint(h hint) {
+	s.mu.Lock()
+	s.hint = h
+	s.mu.Unlock()
+}
+
+func (s *lightServer) inject(b burst) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range b.n {
+		s.faults = append(s.faults, burst{n: 1, status: b.status, retryAfter: b.retryAfter})
+	}
+}
+
+var errNoKey = errors.New("lightServer: missing API key")
+
+func (s *lightServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if s.latency > 0 {
+		t := time.NewTimer(s.latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return nil, r.Context().Err()
+		}
+	}
+	if err := r.Context().Err(); err != nil {
+		return nil, err
+	}
+	if r.Header.Get("Authorization") != "Bearer "+tensorpooltest.DefaultAPIKey {
+		return nil, errNoKey
+	}
+	now := time.Now()
+	h := make(http.Header, 4)
+	h["Date"] = []string{now.UTC().Format(http.TimeFormat)}
+	h["Content-Type"] = []string{"application/json"}
+
+	s.mu.Lock()
+	if len(s.faults) > 0 {
+		f := s.faults[0]
+		s.faults = s.faults[1:]
+		s.mu.Unlock()
+		if f.retryAfter != "" {
+			h["Retry-After"] = []string{f.retryAfter}
+		}
+		return respond(r, f.status, h, fmt.Appendf(nil, `{"detail":"injected fault: %d %s"}`, f.status, http.StatusText(f.status))), nil
+	}
+	id, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/request/info/"))
+	req, ok := s.requests[id]
+	ra := s.hint
+	s.mu.Unlock()
+	if !ok {
+		return respond(r, http.StatusNotFound, h, fmt.Appendf(nil, `{"detail":"Request %s not found"}`, id)), nil
+	}
+	phase := phaseAt(req.lifecycle, req.created, now)
+	if phase.Status != gen.RequestStatusCOMPLETED && phase.Status != gen.RequestStatusFAILED {
+		switch ra.form {
+		case tensorpooltest.RetryAfterSeconds:
+			h["Retry-After"] = []string{strconv.FormatInt(int64(math.Ceil(ra.d.Seconds())), 10)}
+		case tensorpooltest.RetryAfterHTTPDate:
+			h["Retry-After"] = []string{now.Add(ra.d).UTC().Format(http.TimeFormat)}
+		}
+	}
+	b := make([]byte, 0, 256)
+	b = append(b, `{"created_at":"`...)
+	b = req.created.UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z07:00")
+	b = append(b, `","external_message":`...)
+	if phase.Message != "" {
+		b = strconv.AppendQuote(b, phase.Message)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"object_id":"s-1","request_id":`...)
+	b = strconv.AppendQuote(b, req.id)
+	b = append(b, `,"request_type":"STORAGE_DESTROY","status":"`...)
+	b = append(b, phase.Status...)
+	b = append(b, `"}`...)
+	return respond(r, http.StatusOK, h, b), nil
+}
+
+func respond(r *http.Request, status int, h http.Header, body []byte) *http.Response {
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	return &http.Response{
+		Status: strconv.Itoa(status) + " " + http.StatusText(status), StatusCode: status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: &bodyReader{b: body}, ContentLength: int64(len(body)), Request: r,
+	}
+}
+
+// phaseAt is the phase a lifecycle started at created is in at now: the
+// engine's rule (a phase of zero length is skipped; the terminal phase holds
+// from the moment the others have run out).
+func phaseAt(l tensorpooltest.Lifecycle, created, now time.Time) tensorpooltest.Phase {
+	t := created
+	for _, p := range l[:len(l)-1] {
+		if p.For == 0 {
+			continue
+		}
+		if t = t.Add(p.For); now.Before(t) {
+			return p
+		}
+	}
+	return l[len(l)-1]
+}
+
+// An observer sits between a client and a backend. It applies the
+// scenario's events when their moment has come (before the poll that finds
+// them due, so the order is deterministic), and records, per request id,
+// every poll and whether it came earlier than the server's last answer
+// allowed.
+type observer struct {
+	next   backend
+	origin time.Time
+
+	mu       sync.Mutex
+	events   []event
+	ids      map[string]*idRecord
+	polls    int
+	early    int
+	inflight int
+	maxIn    int
+}
+
+// idRecord is what the observer knows of one request id.
+type idRecord struct {
+	polls, early int
+	done         time.Time // when the request reaches its terminal status
+	allowed      time.Time // the earliest poll the last answer allowed
+	// inForce is the delay the last answer before done granted (0: that
+	// answer carried no usable Retry-After).
+	inForce time.Duration
+	// sawFailure: a non-200 answer, on which the official CLI gives up.
+	sawFailure bool
+	// failedAfterDone: a non-200 answer once the request had completed,
+	// which delays its detection whatever the strategy.
+	failedAfterDone bool
+}
+
+func newObserver(next backend, events []event) *observer {
+	return &observer{next: next, origin: time.Now(), events: events, ids: map[string]*idRecord{}}
+}
+
+// track registers a request id and the moment it completes.
+func (o *observer) track(id string, done time.Time) {
+	o.mu.Lock()
+	o.ids[id] = &idRecord{done: done}
+	o.mu.Unlock()
+}
+
+func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
+	now := time.Now()
+	id, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/request/info/"))
+	o.mu.Lock()
+	for len(o.events) > 0 && !o.origin.Add(o.events[0].at).After(now) {
+		ev := o.events[0]
+		o.events = o.events[1:]
+		if ev.hint != nil {
+			o.next.setHint(*ev.hint)
+		} else {
+			o.next.inject(*ev.burst)
+		}
+	}
+	rec := o.ids[id]
+	if rec == nil {
+		rec = &idRecord{}
+		o.ids[id] = rec
+	}
+	o.polls++
+	rec.polls++
+	if now.Before(rec.allowed) {
+		o.early++
+		rec.early++
+	}
+	o.inflight++
+	o.maxIn = max(o.maxIn, o.inflight)
+	o.mu.Unlock()
+
+	resp, err := o.next.RoundTrip(r)
+
+	at := time.Now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.inflight--
+	var granted time.Duration
+	rec.allowed = time.Time{}
+	if err == nil {
+		if resp.StatusCode != http.StatusOK {
+			rec.sawFailure = true
+			rec.failedAfterDone = rec.failedAfterDone || !at.Before(rec.done)
+		}
+		rec.allowed, granted = allowedAfter(resp.Header, at)
+	}
+	if at.Before(rec.done) {
+		rec.inForce = granted
+	}
+	return resp, err
+}
+
+// allowedAfter reads the Retry-After of an answer received at: the earliest
+// moment it allows the next request (delta-seconds from then, or the
+// HTTP-date itself) and the delay it grants (for an HTTP-date, measured
+// against the answer's Date header, as RFC 9110 says: the engine writes
+// both to the second). No header, or one that does not parse, allows any
+// moment and grants nothing.
+func allowedAfter(h http.Header, at time.Time) (time.Time, time.Duration) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return time.Time{}, 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		d := time.Duration(max(n, 0)) * time.Second
+		return at.Add(d), d
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return time.Time{}, 0
+	}
+	from := at
+	if date, err := http.ParseTime(h.Get("Date")); err == nil {
+		from = date
+	}
+	return t, max(t.Sub(from), 0)
+}
+
+// discard drains and closes a body, for callers that only want headers.
+func discard(b io.ReadCloser) {
+	io.Copy(io.Discard, b)
+	b.Close()
+}
