@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -77,23 +78,40 @@ type lightServer struct {
 }
 
 type lightRequest struct {
-	id        string
-	created   time.Time
-	lifecycle tensorpooltest.Lifecycle
+	id, objectID string
+	created      time.Time
+	lifecycle    tensorpooltest.Lifecycle
 }
 
 func newLightServer(start hint) *lightServer {
 	return &lightServer{requests: map[string]*lightRequest{}, hint: start}
 }
 
-// add registers a request created now; its id is "req_" and a counter, as
-// the engine's.
+// add registers a request created now, the destruction of storage volume
+// "s-<n>" for the n-th request from 0 (as newEngineRequests does); its id is
+// "req_" and a counter, as the engine's.
 func (s *lightServer) add(l tensorpooltest.Lifecycle) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := fmt.Sprintf("req_%06d", len(s.requests)+1)
-	s.requests[id] = &lightRequest{id: id, created: time.Now(), lifecycle: l}
+	n := len(s.requests)
+	id := fmt.Sprintf("req_%06d", n+1)
+	s.requests[id] = &lightRequest{id: id, objectID: fmt.Sprintf("s-%d", n), created: time.Now(), lifecycle: l}
 	return id
+}
+
+// message is the engine's external_message for a storage destroy.
+func (r *lightRequest) message(p tensorpooltest.Phase) string {
+	switch {
+	case p.Message != "":
+		return p.Message
+	case p.Status == gen.RequestStatusPENDING:
+		return ""
+	case p.Status == gen.RequestStatusCOMPLETED:
+		return "Storage " + r.objectID + " destroyed"
+	case p.Status == gen.RequestStatusFAILED:
+		return "Request failed"
+	}
+	return "Destroying storage " + r.objectID
 }
 
 func (s *lightServer) setHint(h hint) {
@@ -163,12 +181,14 @@ func (s *lightServer) RoundTrip(r *http.Request) (*http.Response, error) {
 	b = append(b, `{"created_at":"`...)
 	b = req.created.UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z07:00")
 	b = append(b, `","external_message":`...)
-	if phase.Message != "" {
-		b = strconv.AppendQuote(b, phase.Message)
+	if msg := req.message(phase); msg != "" {
+		b = strconv.AppendQuote(b, msg)
 	} else {
 		b = append(b, "null"...)
 	}
-	b = append(b, `,"object_id":"s-1","request_id":`...)
+	b = append(b, `,"object_id":`...)
+	b = strconv.AppendQuote(b, req.objectID)
+	b = append(b, `,"request_id":`...)
 	b = strconv.AppendQuote(b, req.id)
 	b = append(b, `,"request_type":"STORAGE_DESTROY","status":"`...)
 	b = append(b, phase.Status...)
@@ -209,6 +229,9 @@ func phaseAt(l tensorpooltest.Lifecycle, created, now time.Time) tensorpooltest.
 type observer struct {
 	next   backend
 	origin time.Time
+	// traced: keep every answer in trace, for comparing backends.
+	traced bool
+	trace  []string
 
 	mu       sync.Mutex
 	events   []event
@@ -291,7 +314,43 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 	if at.Before(rec.done) {
 		rec.inForce = granted
 	}
+	if o.traced {
+		o.trace = append(o.trace, traceLine(resp, err, at.Sub(o.origin)))
+	}
 	return resp, err
+}
+
+// traceLine is what a client can see of an answer: status, the headers
+// polling rules read, and the request's status in the body. It reads the
+// body and puts it back.
+func traceLine(resp *http.Response, err error, at time.Duration) string {
+	if err != nil {
+		return fmt.Sprintf("%v: error %v", at, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body = &bodyReader{b: body}
+	var info struct {
+		Status          string  `json:"status"`
+		RequestID       string  `json:"request_id"`
+		RequestType     string  `json:"request_type"`
+		CreatedAt       string  `json:"created_at"`
+		ObjectID        *string `json:"object_id"`
+		ExternalMessage *string `json:"external_message"`
+	}
+	if resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(body, &info); err != nil {
+			return fmt.Sprintf("%v: %d undecodable body %q", at, resp.StatusCode, body)
+		}
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return "null"
+		}
+		return strconv.Quote(*p)
+	}
+	return fmt.Sprintf("%v: %d Date=%q Retry-After=%q Content-Type=%q status=%s id=%s type=%s created=%s object=%s message=%s",
+		at, resp.StatusCode, resp.Header.Get("Date"), resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"),
+		info.Status, info.RequestID, info.RequestType, info.CreatedAt, str(info.ObjectID), str(info.ExternalMessage))
 }
 
 // allowedAfter reads the Retry-After of an answer received at: the earliest
@@ -318,10 +377,4 @@ func allowedAfter(h http.Header, at time.Time) (time.Time, time.Duration) {
 		from = date
 	}
 	return t, max(t.Sub(from), 0)
-}
-
-// discard drains and closes a body, for callers that only want headers.
-func discard(b io.ReadCloser) {
-	io.Copy(io.Discard, b)
-	b.Close()
 }
