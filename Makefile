@@ -3,7 +3,7 @@ GO      ?= go
 MODULES := . tools tools/oasdiff internal/testdata/consumer
 
 .PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer test quickstart \
-	update-spec spec-diff check-spec-diff prism
+	update-spec spec-diff check-spec-diff prism bench
 
 all: check
 
@@ -14,6 +14,10 @@ generate:
 ## test: every test, with the race detector
 test:
 	$(GO) test -race -count=1 ./...
+
+## bench: run the benchmarks of internal/benchmarks and rewrite BENCHMARKS.md (a few minutes)
+bench:
+	GO=$(GO) ./scripts/bench.sh
 
 ## quickstart: the main job (against the built-in engine unless TENSORPOOL_KEY is set)
 quickstart:

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// write renders BENCHMARKS.md.
+func write(w io.Writer, m machine, rs []*result, listing []byte) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("# Benchmarks\n\n")
+	p("Written by `%s` (scripts/bench.sh, internal/benchmarks/benchmd); do not edit by hand. ", m.command)
+	p("Issue 8 asks for three measurements, each side by side in the same run: request economy and detection ")
+	p("latency of package wait against other polling rules, the overhead of the generated client over a ")
+	p("hand-written call, and how WaitAll scales.\n\n")
+
+	p("## Machine\n\n")
+	p("| | |\n|---|---|\n")
+	p("| Go | `%s` |\n", m.goVersion)
+	p("| CPU | %s |\n", m.cpu)
+	p("| Cores | %d |\n", m.cores)
+	p("| Date | %s |\n", m.date.Format(time.RFC3339))
+	if m.before != "" {
+		p("| Load before | `%s` |\n", m.before)
+	}
+	if m.after != "" {
+		p("| Load after | `%s` |\n", m.after)
+	}
+	if m.elapsed > 0 {
+		p("| `%s` wall time | %s |\n", m.command, m.elapsed.Round(time.Second))
+	}
+	p("| Reproduce | `%s` |\n\n", m.command)
+	p("The machine is shared: a load average above the core count means other work ran during the ")
+	p("measurements, which inflates wall and CPU times (not counts, virtual-time latencies or bytes).\n\n")
+
+	writeEconomy(w, rs)
+	writeOverhead(w, rs, listing)
+	writeScale(w, rs)
+
+	p("## Raw results\n\n")
+	p("Every result line as `go test` printed it (benchstat reads this format).\n\n```\n")
+	for _, r := range rs {
+		for _, l := range r.lines {
+			p("%s\n", l)
+		}
+	}
+	p("```\n")
+}
+
+// num formats a figure with as many digits as it deserves.
+func num(v float64) string {
+	switch a := math.Abs(v); {
+	case v == math.Trunc(v) && a < 1e15:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+// get is a median, or NaN when the metric is missing.
+func get(r *result, unit string) float64 {
+	if r == nil {
+		return math.NaN()
+	}
+	v, ok := r.median(unit)
+	if !ok {
+		return math.NaN()
+	}
+	return v
+}
+
+func cell(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return num(v)
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "**met**"
+	}
+	return "**not met**"
+}
+
+func writeEconomy(w io.Writer, rs []*result) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	eco := withPrefix(rs, "Economy/strategy=")
+	p("## 1. Request economy and detection latency (virtual time)\n\n")
+	if len(eco) == 0 {
+		p("Not measured in this run.\n\n")
+		return
+	}
+	ops := get(eco[0], "ops")
+	p("%s operations from a fixed seed (internal/benchmarks/scenario_test.go): durations log-uniform from 2 s to ", cell(ops))
+	p("40 min; a Retry-After of 1, 2, 5, 10 or 30 s sent as seconds (70 %%), an HTTP-date (15 %%) or not at all ")
+	p("(15 %%); in 40 %% of them the policy changes 1-3 times mid-operation; in 25 %%, 1-2 bursts of 1-4 ")
+	p("consecutive 429 or 503 answers, with a Retry-After of 1-10 s or none; one in ten goes through RETRYING, ")
+	p("one in ten ends FAILED. Each strategy runs every operation in its own testing/synctest bubble against ")
+	p("the light responder (below), through the generated client.\n\n")
+	p("- *early*: a poll sent before the moment the server's previous answer allowed (its Retry-After, seconds or HTTP-date).\n")
+	p("- *latency*: from the moment the request reached COMPLETED/FAILED to the moment the strategy returned with it.\n")
+	p("- *latency ÷ hint*: latency over the Retry-After granted by the last answer before completion, over the ")
+	p("operations where that answer carried one and no 429/503 came after completion (a burst then delays every strategy).\n")
+	p("- *non-200*: operations in which a 429/503 was seen; the official CLI stops at the first one (\"Failed to poll ")
+	p("request status\"). Here every baseline keeps polling on its own schedule, so that all are compared on the same operations.\n\n")
+
+	p("| strategy | polls | polls/op | early polls (ops) | latency p50 | p99 | max | latency ÷ hint p99 | max | (ops) | no terminal | non-200 ops | wall/pass |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range eco {
+		name := strings.TrimPrefix(r.name, "Economy/strategy=")
+		p("| %s | %s | %s | %s (%s) | %s s | %s s | %s s | %s | %s | %s | %s | %s | %s s |\n", name,
+			cell(get(r, "polls")), cell(get(r, "polls")/get(r, "ops")),
+			cell(get(r, "early-polls")), cell(get(r, "ops-with-early-polls")),
+			cell(get(r, "latency-p50-s")), cell(get(r, "latency-p99-s")), cell(get(r, "latency-max-s")),
+			cell(get(r, "latency/hint-p99")), cell(get(r, "latency/hint-max")), cell(get(r, "ops-in-latency/hint")),
+			cell(get(r, "errors")), cell(get(r, "ops-with-non200")), cell(get(r, "ns/op")/1e9))
+	}
+	p("\n")
+	wait := find(rs, "Economy/strategy=wait")
+	cli := find(rs, "Economy/strategy=tp-cli")
+	p("Goals:\n\n")
+	if wait == nil {
+		p("- package wait: not measured in this run.\n\n")
+		return
+	}
+	early := get(wait, "early-polls")
+	p("- our early polls = 0: %s (%s).\n", verdict(early == 0), cell(early))
+	wp, cp := get(wait, "polls"), get(cli, "polls")
+	p("- our polls ≤ the CLI rule's: %s (%s vs %s, %s×).\n", verdict(wp <= cp), cell(wp), cell(cp), cell(wp/cp))
+	ratio := get(wait, "latency/hint-p99")
+	p("- our p99 latency ≤ 1.25 × the Retry-After in force: %s (p99 %s×, max %s×).\n\n", verdict(ratio <= 1.25), cell(ratio), cell(get(wait, "latency/hint-max")))
+}
+
+func writeOverhead(w io.Writer, rs []*result, listing []byte) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("## 2. Client overhead: GET /request/info\n\n")
+	ov := withPrefix(rs, "ClientOverhead/")
+	if len(ov) == 0 {
+		p("Not measured in this run.\n\n")
+		return
+	}
+	p("One GET /request/info answered with the same bytes (the engine's answer for a PROCESSING storage destroy, ")
+	p("recorded once, with its headers) by the same loopback httptest server, and by an in-process ")
+	p("RoundTripper that shows the clients' own cost without the network. *hand-written*: ")
+	p("`http.NewRequestWithContext` + `json.NewDecoder` into a hand-declared struct + the Retry-After header; ")
+	p("*generated*: `(*gen.Client).GetRequestInfo` + `gen.ParseGetRequestInfoResponse`; *withresponse*: ")
+	p("`GetRequestInfoWithResponse` (the same two calls); *tensorpool.NewClient*: the front door (auth transport, ")
+	p("retry policy, body cap, client-side validation) over the same transport. Medians of the runs.\n\n")
+	p("| transport | client | ns/op | B/op | allocs/op | × hand-written: time | bytes | allocs |\n")
+	p("|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range ov {
+		parts := strings.SplitN(strings.TrimPrefix(r.name, "ClientOverhead/"), "/", 2)
+		if len(parts) != 2 {
+			continue
+		}
+		base := find(rs, "ClientOverhead/"+parts[0]+"/client=handwritten")
+		ratio := func(unit string) string { return cell(get(r, unit)/get(base, unit)) + "×" }
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", parts[0], strings.TrimPrefix(parts[1], "client="),
+			cell(get(r, "ns/op")), cell(get(r, "B/op")), cell(get(r, "allocs/op")),
+			ratio("ns/op"), ratio("B/op"), ratio("allocs/op"))
+	}
+	p("\n")
+	gen := find(rs, "ClientOverhead/loopback/client=generated")
+	hw := find(rs, "ClientOverhead/loopback/client=handwritten")
+	if gen != nil && hw != nil {
+		r := get(gen, "ns/op") / get(hw, "ns/op")
+		p("Goal: generated ≤ 1.10 × hand-written over loopback: %s (%s×).", verdict(r <= 1.10), cell(r))
+		gi, hi := find(rs, "ClientOverhead/inprocess/client=generated"), find(rs, "ClientOverhead/inprocess/client=handwritten")
+		if gi != nil && hi != nil {
+			p(" Without the network (in-process) the generated client costs %s×: %s ns and %s allocations more per call.",
+				cell(get(gi, "ns/op")/get(hi, "ns/op")), cell(get(gi, "ns/op")-get(hi, "ns/op")), cell(get(gi, "allocs/op")-get(hi, "allocs/op")))
+		}
+		p("\n\n")
+	}
+	if len(listing) > 0 {
+		p("Where the generated path spends its time (in-process, `go test -cpuprofile`, `pprof -list`, lines with samples):\n\n```\n%s```\n\n", listing)
+	}
+}
+
+func writeScale(w io.Writer, rs []*result) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("## 3. Scale: WaitAll (virtual time)\n\n")
+	sc := withPrefix(rs, "Scale/")
+	if len(sc) == 0 {
+		p("Not measured in this run.\n\n")
+		return
+	}
+	p("| responder | ids | polls | peak heap | heap while all wait | goroutine stacks | peak goroutines | max in flight (bound) | CPU/poll | wall |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range sc {
+		parts := strings.Split(strings.TrimPrefix(r.name, "Scale/"), "/")
+		resp := strings.TrimPrefix(parts[0], "responder=")
+		p("| %s | %s | %s | %s MiB | %s MiB | %s MiB | %s | %s (%s) | %s µs | %s s |\n", resp,
+			cell(get(r, "ids")), cell(get(r, "polls")), cell(get(r, "peak-heap-MiB")), cell(get(r, "heap-waiting-MiB")),
+			cell(get(r, "stacks-MiB")), cell(get(r, "goroutines-peak")), cell(get(r, "max-inflight")), cell(get(r, "inflight-bound")),
+			cell(get(r, "cpu-us/poll")), cell(get(r, "ns/op")/1e9))
+	}
+	p("\n")
+}
