@@ -224,3 +224,39 @@ func BenchmarkClientOverhead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkResponder is one answer to GET /request/info from each in-process
+// responder, without a client: what the scale runs' CPU per poll includes
+// besides the client.
+func BenchmarkResponder(b *testing.B) {
+	for _, kind := range []backendKind{lightBackend, engineBackendKind} {
+		name := map[backendKind]string{lightBackend: "light", engineBackendKind: "engine"}[kind]
+		b.Run(name, func(b *testing.B) {
+			var be backend
+			var id string
+			l := tensorpooltest.Succeed(0, 1<<40)
+			if kind == lightBackend {
+				ls := newLightServer(hint{d: scaleHint})
+				id = ls.add(l)
+				be = ls
+			} else {
+				e, ids := newEngineRequests(b, hint{d: scaleHint}, []tensorpooltest.Lifecycle{l})
+				be, id = e, ids[0]
+			}
+			req, err := gen.NewGetRequestInfoRequest(tensorpooltest.InProcessURL, id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			authEditor(context.Background(), req)
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := be.RoundTrip(req)
+				if err != nil || resp.StatusCode != http.StatusOK {
+					b.Fatalf("%v %v", err, resp)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+}

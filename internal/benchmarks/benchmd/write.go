@@ -193,15 +193,54 @@ func writeScale(w io.Writer, rs []*result) {
 		p("Not measured in this run.\n\n")
 		return
 	}
-	p("| responder | ids | polls | peak heap | heap while all wait | goroutine stacks | peak goroutines | max in flight (bound) | CPU/poll | wall |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("One WaitAll over n storage-destroy request ids in one testing/synctest bubble: each id's lifecycle lasts ")
+	p("10-60 s (fixed seed), the server asks for Retry-After 5 s, and every answer takes 20 ms of virtual time, ")
+	p("so requests overlap and the in-flight bound matters. *peak heap*: the largest heap (live and not yet ")
+	p("collected objects) sampled every real millisecond and every virtual 100 ms; *heap while all wait*: live ")
+	p("heap after a GC at virtual t = 5 s, when every id has its goroutine; *stacks*: goroutine stacks at that ")
+	p("moment; *peak RSS*: the process's resident high-water mark during the run (reset before it, Linux); ")
+	p("*CPU/poll*: user + system CPU time of the whole process during WaitAll over the polls sent, so it includes ")
+	p("the responder, the observer that counts polls, the samplers and the GC; *virtual*: fake time from the ")
+	p("first poll to WaitAll's return.\n\n")
+	p("| responder | ids | polls | virtual | peak heap | heap while all wait | stacks | peak RSS | peak goroutines | max in flight (bound) | CPU/poll | wall |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range sc {
 		parts := strings.Split(strings.TrimPrefix(r.name, "Scale/"), "/")
 		resp := strings.TrimPrefix(parts[0], "responder=")
-		p("| %s | %s | %s | %s MiB | %s MiB | %s MiB | %s | %s (%s) | %s µs | %s s |\n", resp,
-			cell(get(r, "ids")), cell(get(r, "polls")), cell(get(r, "peak-heap-MiB")), cell(get(r, "heap-waiting-MiB")),
-			cell(get(r, "stacks-MiB")), cell(get(r, "goroutines-peak")), cell(get(r, "max-inflight")), cell(get(r, "inflight-bound")),
+		p("| %s | %s | %s | %s s | %s MiB | %s MiB | %s MiB | %s MiB | %s | %s (%s) | %s µs | %s s |\n", resp,
+			cell(get(r, "ids")), cell(get(r, "polls")), cell(get(r, "virtual-s")),
+			cell(get(r, "peak-heap-MiB")), cell(get(r, "heap-waiting-MiB")), cell(get(r, "stacks-MiB")), cell(get(r, "peak-rss-MiB")),
+			cell(get(r, "goroutines-peak")), cell(get(r, "max-inflight")), cell(get(r, "inflight-bound")),
 			cell(get(r, "cpu-us/poll")), cell(get(r, "ns/op")/1e9))
 	}
 	p("\n")
+	light, engine := find(rs, "Responder/light"), find(rs, "Responder/engine")
+	if light != nil || engine != nil {
+		p("The responders alone (one answer through RoundTrip, no client, `go test -bench Responder`): ")
+		p("light %s µs, %s allocs; engine with OpenAPI validation %s µs, %s allocs.\n\n",
+			cell(get(light, "ns/op")/1e3), cell(get(light, "allocs/op")), cell(get(engine, "ns/op")/1e3), cell(get(engine, "allocs/op")))
+	}
+	var big *result
+	for _, r := range sc {
+		if strings.HasPrefix(r.name, "Scale/responder=light/") && get(r, "ids") == 10000 {
+			big = r
+		}
+	}
+	if big == nil {
+		return
+	}
+	mem := get(big, "peak-heap-MiB") + get(big, "stacks-MiB")
+	p("Goals, at 10,000 ids against the light responder:\n\n")
+	p("- memory < 100 MiB: peak heap + goroutine stacks %s MiB: %s", cell(mem), verdict(mem < 100))
+	if rss := get(big, "peak-rss-MiB"); !math.IsNaN(rss) {
+		p("; peak RSS of the whole test process %s MiB: %s", cell(rss), verdict(rss < 100))
+	}
+	p(".\n")
+	cpu := get(big, "cpu-us/poll")
+	p("- CPU per poll < 50 µs: %s µs: %s", cell(cpu), verdict(cpu < 50))
+	if light != nil {
+		own := cpu - get(light, "ns/op")/1e3
+		p("; less the light responder's own %s µs, the client side costs about %s µs: %s", cell(get(light, "ns/op")/1e3), cell(own), verdict(own < 50))
+	}
+	p(".\n\n")
 }
