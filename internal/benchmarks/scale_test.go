@@ -74,6 +74,9 @@ type scaleFigures struct {
 	cpu                   time.Duration // user+system CPU of the process during WaitAll (not the setup)
 	peakRSS               uint64        // bytes, if the kernel lets us reset the high-water mark
 	virtual               time.Duration // from the first poll to WaitAll's return
+	// latencies: per id, from its completion to the first answer that
+	// showed it (sorted).
+	latencies []time.Duration
 }
 
 var heapMetrics = []metrics.Sample{
@@ -163,8 +166,11 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 			be, ids = newEngineRequests(t, start, ls)
 		}
 		obs := newObserver(delayed{be, scaleRTT}, nil)
-		c := newClient(t, obs)
 		t0 := time.Now()
+		for i, id := range ids {
+			obs.track(id, t0.Add(scenario{lifecycle: ls[i]}.done()))
+		}
+		c := newClient(t, obs)
 
 		// While every id waits: live heap and stacks after a GC, once the
 		// first poll of every id has had time to go out.
@@ -204,6 +210,12 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 		<-vsampled
 		<-measured
 		f.polls, f.maxInflight = obs.polls, obs.maxIn
+		for _, id := range ids {
+			if r := obs.ids[id]; !r.detected.IsZero() {
+				f.latencies = append(f.latencies, r.detected.Sub(r.done))
+			}
+		}
+		f.latencies = sortedCopy(f.latencies)
 	})
 	close(stop)
 	<-sampled
@@ -229,6 +241,9 @@ func (f scaleFigures) report(b *testing.B, n, bound int) {
 	b.ReportMetric(float64(bound), "inflight-bound")
 	b.ReportMetric(float64(f.cpu.Microseconds())/float64(max(f.polls, 1)), "cpu-us/poll")
 	b.ReportMetric(f.virtual.Seconds(), "virtual-s")
+	b.ReportMetric(quantile(f.latencies, 0.50).Seconds(), "latency-p50-s")
+	b.ReportMetric(quantile(f.latencies, 0.99).Seconds(), "latency-p99-s")
+	b.ReportMetric(quantile(f.latencies, 1).Seconds(), "latency-max-s")
 	b.ReportMetric(float64(f.errors), "errors")
 }
 

@@ -225,7 +225,7 @@ func phaseAt(l tensorpooltest.Lifecycle, created, now time.Time) tensorpooltest.
 // scenario's events when their moment has come (before the poll that finds
 // them due, so the order is deterministic), and records, per request id,
 // every poll and whether it came earlier than the server's last answer
-// allowed.
+// allowed, and when the client first saw the request finished.
 type observer struct {
 	next   backend
 	origin time.Time
@@ -233,13 +233,19 @@ type observer struct {
 	traced bool
 	trace  []string
 
-	mu       sync.Mutex
-	events   []event
-	ids      map[string]*idRecord
-	polls    int
-	early    int
-	inflight int
-	maxIn    int
+	mu     sync.Mutex
+	events []event
+	// A burst waits in deferred while the previous one is still being
+	// served (faultsLeft) or no success has come since it (!okSince): a
+	// scenario's bursts never merge into one longer run of failures.
+	deferred   []burst
+	faultsLeft int
+	okSince    bool
+	ids        map[string]*idRecord
+	polls      int
+	early      int
+	inflight   int
+	maxIn      int
 }
 
 // idRecord is what the observer knows of one request id.
@@ -255,10 +261,13 @@ type idRecord struct {
 	// failedAfterDone: a non-200 answer once the request had completed,
 	// which delays its detection whatever the strategy.
 	failedAfterDone bool
+	// detected is the first 200 answer at or after done: the client has
+	// seen the terminal status.
+	detected time.Time
 }
 
 func newObserver(next backend, events []event) *observer {
-	return &observer{next: next, origin: time.Now(), events: events, ids: map[string]*idRecord{}}
+	return &observer{next: next, origin: time.Now(), events: events, okSince: true, ids: map[string]*idRecord{}}
 }
 
 // track registers a request id and the moment it completes.
@@ -278,8 +287,14 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 		if ev.hint != nil {
 			o.next.setHint(*ev.hint)
 		} else {
-			o.next.inject(*ev.burst)
+			o.deferred = append(o.deferred, *ev.burst)
 		}
+	}
+	if len(o.deferred) > 0 && o.faultsLeft == 0 && o.okSince {
+		b := o.deferred[0]
+		o.deferred = o.deferred[1:]
+		o.next.inject(b)
+		o.faultsLeft, o.okSince = b.n, false
 	}
 	rec := o.ids[id]
 	if rec == nil {
@@ -308,6 +323,12 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 		if resp.StatusCode != http.StatusOK {
 			rec.sawFailure = true
 			rec.failedAfterDone = rec.failedAfterDone || !at.Before(rec.done)
+			o.faultsLeft = max(o.faultsLeft-1, 0)
+		} else {
+			o.okSince = true
+			if !rec.done.IsZero() && !at.Before(rec.done) && rec.detected.IsZero() {
+				rec.detected = at
+			}
 		}
 		rec.allowed, granted = allowedAfter(resp.Header, at)
 	}
