@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -73,6 +74,7 @@ type scaleFigures struct {
 	peakGoroutines        int
 	cpu                   time.Duration // user+system CPU of the process during WaitAll (not the setup)
 	peakRSS               uint64        // bytes, if the kernel lets us reset the high-water mark
+	startRSS              uint64        // bytes: the resident set when the run began
 	virtual               time.Duration // from the first poll to WaitAll's return
 	// latencies: per id, from its completion to the first answer that
 	// showed it (sorted).
@@ -135,8 +137,11 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 	ls := scaleLifecycles(n)
 	var f scaleFigures
 	var pk peaks
-	runtime.GC()
+	debug.FreeOSMemory() // what earlier runs left must not count
 	rssOK := resetPeakRSS()
+	if rssOK {
+		f.startRSS = peakRSS()
+	}
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() { // real time, outside the bubble
@@ -235,6 +240,7 @@ func (f scaleFigures) report(b *testing.B, n, bound int) {
 	b.ReportMetric(float64(f.stacks)/mib, "stacks-MiB")
 	if f.peakRSS > 0 {
 		b.ReportMetric(float64(f.peakRSS)/mib, "peak-rss-MiB")
+		b.ReportMetric(float64(f.startRSS)/mib, "start-rss-MiB")
 	}
 	b.ReportMetric(float64(f.peakGoroutines), "goroutines-peak")
 	b.ReportMetric(float64(f.maxInflight), "max-inflight")
