@@ -17,7 +17,7 @@ start=$(date +%s)
 before=$(uptime)
 
 # 2. Client overhead: plain Benchmark functions.
-"$GO" test -run '^$' -bench '^Benchmark(ClientOverhead|Responder)$' -benchmem -count "$count" ./internal/benchmarks | tee "$tmp/client.txt"
+"$GO" test -run '^$' -bench '^Benchmark(ClientOverhead|Responder|WaitStep)$' -benchmem -count "$count" ./internal/benchmarks | tee "$tmp/client.txt"
 
 # Where the generated client's time goes, without the network.
 "$GO" test -run '^$' -bench '^BenchmarkClientOverhead$/^inprocess$/^client=generated$' -benchtime 200000x \
