@@ -39,6 +39,7 @@ func write(w io.Writer, m machine, rs []*result, listing []byte) {
 	writeEconomy(w, rs)
 	writeOverhead(w, rs, listing)
 	writeScale(w, rs)
+	writeMethod(w, rs)
 
 	p("## Raw results\n\n")
 	p("Every result line as `go test` printed it (benchstat reads this format).\n\n```\n")
@@ -253,4 +254,49 @@ func writeScale(w io.Writer, rs []*result) {
 		p("; the client's own cost per poll (Step less the responder) %s µs: %s", cell(own), verdict(own < 50))
 	}
 	p(".\n\n")
+}
+
+func writeMethod(w io.Writer, rs []*result) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("## Method and caveats\n\n")
+	p("- **Why some benchmarks are tests.** Virtual time needs `testing/synctest.Test`, which takes a live ")
+	p("`*testing.T`; a `*testing.B` has none, and benchmarks run only after every test has finished. So sections 1 ")
+	p("and 3 are tests (`TestEconomy`, `TestScale`, skipped unless `-figures` is given) that call `testing.Benchmark`, ")
+	p("run `synctest.Test(t, ...)` inside each `b.Loop` iteration, report with `b.ReportMetric`, and print the ")
+	p("`go test -bench` line format. Their ns/op, B/op and allocs/op are real wall time and memory for one whole ")
+	p("iteration; the counts and latencies are virtual. Section 2 and the per-answer costs are ordinary `Benchmark` functions.\n")
+	var polls float64
+	for _, r := range withPrefix(rs, "Economy/") {
+		if v := get(r, "polls"); !math.IsNaN(v) {
+			polls += v
+		}
+	}
+	engine := get(find(rs, "Responder/engine"), "ns/op")
+	p("- **The light responder.** tensorpooltest's engine validates every request and answer against the OpenAPI ")
+	p("document")
+	if !math.IsNaN(engine) {
+		p(" (%s µs of CPU per answer here)", cell(engine/1e3))
+	}
+	if polls > 0 && !math.IsNaN(engine) {
+		p("; section 1 sends %s polls, which would take about %s of CPU against it, so", cell(polls), (time.Duration(polls * engine)).Round(time.Second))
+	} else {
+		p("; so")
+	}
+	p(" sections 1 and 3 run against `lightServer` (internal/benchmarks/servers_test.go), which answers GET ")
+	p("/request/info as the engine does without validating. `TestLightServerMatchesEngine` (part of `go test ./...`) ")
+	p("keeps that true: on scenarios covering every feature of the set, the baselines see the same answers (status, ")
+	p("Date, Retry-After, Content-Type, every body field) at the same virtual moments from both. The engine has no ")
+	p("option to skip validation. Section 3 also runs against the engine at 100 and 1,000 ids for comparison.\n")
+	p("- **Baselines.** *tp-cli*: `max(1, int(Retry-After))` s, else 2 s (an HTTP-date is not an int). *fixed-1s*. ")
+	p("*aws-waiter*: first poll at once, then smithy-go's `ComputeDelay` (2 s × 2^(n-1) capped at 120 s, drawn from ")
+	p("[2 s, that)), Retry-After ignored. *hcloud-500ms*: `ConstantBackoff(500ms)`, sleeping before each poll as ")
+	p("hcloud-go's waiter does. All of them treat a 429/503 as \"poll again on schedule\"; the official CLI would ")
+	p("stop instead (see *non-200 ops*). Each operation polls one request id, so the CLI's sequential polling of ")
+	p("several ids does not come into play.\n")
+	p("- **Randomness.** The scenario set and the AWS waiter's jitter come from fixed seeds, so the baselines' ")
+	p("figures are identical from run to run. Package wait draws its jitter from math/rand/v2's global source, which ")
+	p("cannot be seeded from outside the package: its figures move slightly between runs.\n")
+	p("- **Scenario bursts** are applied at the first poll at or after their moment, and a burst waits until the ")
+	p("previous one has been served and a success has followed, so no run of failures is longer than the 4 the set ")
+	p("describes (package wait gives up after 5 in a row by default, WithMaxFailures).\n\n")
 }
