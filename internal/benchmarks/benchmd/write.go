@@ -205,12 +205,16 @@ func writeScale(w io.Writer, rs []*result) {
 	p("and its high-water mark during the run (reset at the start; Linux).\n")
 	p("- *CPU/poll*: user + system CPU time of the whole process during WaitAll over the polls sent: it includes ")
 	p("the responder, the harness (observer, the 20 ms virtual round trip, samplers) and the GC.\n\n")
-	p("| responder | ids | polls | virtual | latency p50 | p99 | peak heap | heap while all wait | stacks | RSS start → peak | peak goroutines | max in flight (bound) | CPU/poll | wall |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| responder | waiter | ids | polls | virtual | latency p50 | p99 | peak heap | heap while all wait | stacks | RSS start → peak | peak goroutines | max in flight (bound) | CPU/poll | wall |\n")
+	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range sc {
 		parts := strings.Split(strings.TrimPrefix(r.name, "Scale/"), "/")
 		resp := strings.TrimPrefix(parts[0], "responder=")
-		p("| %s | %s | %s | %s s | %s s | %s s | %s MiB | %s MiB | %s MiB | %s → %s MiB | %s | %s (%s) | %s µs | %s s |\n", resp,
+		waiter := ""
+		if len(parts) > 1 {
+			waiter = strings.TrimPrefix(parts[1], "waiter=")
+		}
+		p("| %s | %s | %s | %s | %s s | %s s | %s s | %s MiB | %s MiB | %s MiB | %s → %s MiB | %s | %s (%s) | %s µs | %s s |\n", resp, waiter,
 			cell(get(r, "ids")), cell(get(r, "polls")), cell(get(r, "virtual-s")),
 			cell(get(r, "latency-p50-s")), cell(get(r, "latency-p99-s")),
 			cell(get(r, "peak-heap-MiB")), cell(get(r, "heap-waiting-MiB")), cell(get(r, "stacks-MiB")),
@@ -233,7 +237,7 @@ func writeScale(w io.Writer, rs []*result) {
 	}
 	var big *result
 	for _, r := range sc {
-		if strings.HasPrefix(r.name, "Scale/responder=light/") && get(r, "ids") == 10000 {
+		if strings.HasPrefix(r.name, "Scale/responder=light/waiter=wait/") && get(r, "ids") == 10000 {
 			big = r
 		}
 	}
