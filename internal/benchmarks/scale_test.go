@@ -237,6 +237,8 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 func (f scaleFigures) report(b *testing.B, n, bound int) {
 	const mib = 1 << 20
 	b.ReportMetric(float64(n), "ids")
+	b.ReportMetric(float64(scaleRTT.Milliseconds()), "rtt-ms")
+	b.ReportMetric(scaleHint.Seconds(), "hint-s")
 	b.ReportMetric(float64(f.polls), "polls")
 	b.ReportMetric(float64(f.peakHeap)/mib, "peak-heap-MiB")
 	b.ReportMetric(float64(f.waitingHeap)/mib, "heap-waiting-MiB")

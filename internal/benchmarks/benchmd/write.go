@@ -194,12 +194,13 @@ func writeScale(w io.Writer, rs []*result) {
 		p("Not measured in this run.\n\n")
 		return
 	}
+	rtt, hint, bound := get(sc[0], "rtt-ms"), get(sc[0], "hint-s"), get(sc[0], "inflight-bound")
 	p("One WaitAll over n storage-destroy request ids in one testing/synctest bubble: each id's lifecycle lasts ")
-	p("10-60 s (fixed seed), the server asks for Retry-After 5 s, and every answer takes 20 ms of virtual time, ")
-	p("so requests overlap and the in-flight bound matters. *wait* is package wait with its defaults (at most 8 ")
-	p("polls in flight per Poller); at a 20 ms round trip that is at most 400 polls/s, while 10,000 ids at ")
-	p("Retry-After 5 s ask for 2,000/s, so at 10,000 ids polls queue behind the bound: fewer polls, later ")
-	p("detection. The *wait-concurrency-64* row is the same with `wait.WithConcurrency(64)`.\n\n")
+	p("10-60 s (fixed seed), the server asks for Retry-After %s s, and every answer takes %s ms of virtual time, ", cell(hint), cell(rtt))
+	p("so requests overlap and the in-flight bound matters. *wait* is package wait with its defaults (at most %s ", cell(bound))
+	p("polls in flight per Poller): at a %s ms round trip that is at most %s polls/s, while 10,000 ids at ", cell(rtt), cell(bound*1000/rtt))
+	p("Retry-After %s s ask for %s/s, so at 10,000 ids polls queue behind the bound: fewer polls, later ", cell(hint), cell(10000/hint))
+	p("detection. A *wait-concurrency-N* row is the same with `wait.WithConcurrency(N)`.\n\n")
 	p("- *latency*: per id, from its completion to the first answer that showed it.\n")
 	p("- *peak heap*: the largest heap (live and not yet collected objects) sampled every real millisecond and ")
 	p("every virtual 100 ms; *heap while all wait*: live heap after a GC at virtual t = 5 s, when every id has its ")
