@@ -4,13 +4,20 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
 
 func TestOperationsAreTheSpecs(t *testing.T) {
 	got := tensorpooltest.New().Operations()
 	slices.Sort(got)
-	want := []string{"DELETE /storage/{storage_id}", "GET /request/info/{request_id}", "POST /storage/attach"}
+	var want []string
+	for path, item := range loadDoc(t, tensorpool.OpenAPIDocument()).Paths.Map() {
+		for method := range item.Operations() {
+			want = append(want, method+" "+path)
+		}
+	}
+	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("Operations() = %q, want %q", got, want)
 	}
@@ -18,9 +25,6 @@ func TestOperationsAreTheSpecs(t *testing.T) {
 
 func TestRoutingOutsideTheSpec(t *testing.T) {
 	s := seeded(t)
-	if status, body := raw(t, s, "GET", "/storage/list", "", ""); status != 405 && status != 404 {
-		t.Fatalf("GET /storage/list: %d %s", status, body)
-	}
 	if status, _ := raw(t, s, "GET", "/nothing/here", "", ""); status != 404 {
 		t.Fatalf("unknown path: %d, want 404", status)
 	}

@@ -121,21 +121,21 @@ func TestUndeclaredStatusIsReported(t *testing.T) {
 // answer 501, naming the operation, after authentication and validation.
 func TestUnimplementedOperationAnswers501(t *testing.T) {
 	bigger := specWith(t, func(doc map[string]any) {
-		obj(doc["paths"])["/storage/detach"] = map[string]any{"post": map[string]any{
-			"operationId": "storage_detach",
+		obj(doc["paths"])["/tensorpooltest/synthetic"] = map[string]any{"post": map[string]any{
+			"operationId": "tensorpooltest_synthetic",
 			"security":    []any{map[string]any{"HTTPBearer": []any{}}},
 			"responses":   map[string]any{"202": map[string]any{"description": "ok"}},
 		}}
 	})
 	s := tensorpooltest.NewInProcessServer(t, tensorpooltest.WithSpec(bigger))
-	status, body := raw(t, s, "POST", "/storage/detach", "", "")
-	if status != http.StatusNotImplemented || !strings.Contains(body, "storage_detach") || !strings.Contains(body, "POST /storage/detach") {
-		t.Fatalf("status %d body %s, want 501 naming storage_detach", status, body)
+	status, body := raw(t, s, "POST", "/tensorpooltest/synthetic", "", "")
+	if status != http.StatusNotImplemented || !strings.Contains(body, "tensorpooltest_synthetic") || !strings.Contains(body, "POST /tensorpooltest/synthetic") {
+		t.Fatalf("status %d body %s, want 501 naming tensorpooltest_synthetic", status, body)
 	}
-	if status, _ := raw(t, s, "POST", "/storage/detach", "", "", "Authorization", "Bearer nope"); status != 403 {
+	if status, _ := raw(t, s, "POST", "/tensorpooltest/synthetic", "", "", "Authorization", "Bearer nope"); status != 403 {
 		t.Fatalf("unauthenticated call to an unimplemented operation: %d, want 403", status)
 	}
-	if ops := s.Engine.Operations(); len(ops) != 4 {
+	if ops := s.Engine.Operations(); len(ops) != len(tensorpooltest.New().Operations())+1 {
 		t.Fatalf("Operations() = %q", ops)
 	}
 }
