@@ -109,12 +109,51 @@ func (s *summary) report(b *testing.B) {
 	b.ReportMetric(float64(s.failureOps), "ops-with-non200")
 }
 
-func runSet(t *testing.T, set []scenario, st strategy, kind backendKind) summary {
+// groups splits the set for a finer view: the operations whose server
+// keeps one Retry-After policy throughout, by the form it is sent in, and
+// the ones where it changes or bursts of 429/503 come.
+var groups = []struct {
+	name string
+	in   func(scenario) bool
+}{
+	{"steady-seconds", func(s scenario) bool {
+		return len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterSeconds
+	}},
+	{"steady-date", func(s scenario) bool {
+		return len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterHTTPDate
+	}},
+	{"steady-none", func(s scenario) bool {
+		return len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterOmitted
+	}},
+	{"changing", func(s scenario) bool { return len(s.events) > 0 }},
+}
+
+// runSet runs a strategy on every scenario: the summary of all, and one per
+// group.
+func runSet(t *testing.T, set []scenario, st strategy, kind backendKind) (summary, []summary) {
 	var sum summary
+	by := make([]summary, len(groups))
 	for _, s := range set {
-		sum.add(runScenario(t, s, st, kind))
+		o := runScenario(t, s, st, kind)
+		sum.add(o)
+		for i, g := range groups {
+			if g.in(s) {
+				by[i].add(o)
+			}
+		}
 	}
-	return sum
+	return sum, by
+}
+
+// reportGroup reports a group's figures, their units suffixed "@group".
+func (s *summary) reportGroup(b *testing.B, group string) {
+	lat := sortedCopy(s.latencies)
+	b.ReportMetric(float64(s.ops), "ops@"+group)
+	b.ReportMetric(float64(s.polls), "polls@"+group)
+	b.ReportMetric(float64(s.early), "early-polls@"+group)
+	b.ReportMetric(quantile(lat, 0.50).Seconds(), "latency-p50-s@"+group)
+	b.ReportMetric(quantile(lat, 0.99).Seconds(), "latency-p99-s@"+group)
+	b.ReportMetric(float64(s.errors), "errors@"+group)
 }
 
 // TestEconomy measures request economy and detection latency: every
@@ -124,12 +163,16 @@ func TestEconomy(t *testing.T) {
 	set := scenarios(*economyN)
 	for _, st := range strategies() {
 		var sum summary
+		var by []summary
 		res := testing.Benchmark(func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				sum = runSet(t, set, st, lightBackend)
+				sum, by = runSet(t, set, st, lightBackend)
 			}
 			sum.report(b)
+			for i, g := range groups {
+				by[i].reportGroup(b, g.name)
+			}
 		})
 		printBench(fmt.Sprintf("Economy/strategy=%s", st.name), res)
 		if sum.errors > 0 {

@@ -125,6 +125,31 @@ func writeEconomy(w io.Writer, rs []*result) {
 			cell(get(r, "errors")), cell(get(r, "ops-with-non200")), cell(get(r, "ns/op")/1e9))
 	}
 	p("\n")
+	groups := []struct{ unit, what string }{
+		{"steady-seconds", "one policy throughout, Retry-After in seconds"},
+		{"steady-date", "one policy throughout, Retry-After as an HTTP-date"},
+		{"steady-none", "one policy throughout, no Retry-After"},
+		{"changing", "the policy changes, or 429/503 bursts come"},
+	}
+	p("The same, by kind of operation (polls per operation, early polls, latency p50 / p99):\n\n")
+	p("| strategy |")
+	for _, g := range groups {
+		p(" %s (%s ops) |", g.what, cell(get(eco[0], "ops@"+g.unit)))
+	}
+	p("\n|---|")
+	for range groups {
+		p("---|")
+	}
+	p("\n")
+	for _, r := range eco {
+		p("| %s |", strings.TrimPrefix(r.name, "Economy/strategy="))
+		for _, g := range groups {
+			p(" %s polls/op, %s early, %s s / %s s |", cell(get(r, "polls@"+g.unit)/get(r, "ops@"+g.unit)),
+				cell(get(r, "early-polls@"+g.unit)), cell(get(r, "latency-p50-s@"+g.unit)), cell(get(r, "latency-p99-s@"+g.unit)))
+		}
+		p("\n")
+	}
+	p("\n")
 	wait := find(rs, "Economy/strategy=wait")
 	cli := find(rs, "Economy/strategy=tp-cli")
 	p("Goals:\n\n")
