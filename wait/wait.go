@@ -60,7 +60,7 @@ type Reason string
 
 // The reasons for a delay.
 const (
-	ReasonRetryAfter Reason = "retry-after"                       // the server's Retry-After, plus jitter
+	ReasonRetryAfter Reason = "retry-after"                        // the server's Retry-After, plus jitter
 	ReasonRaised     Reason = "retry-after raised to min interval" // the hint was below WithMinInterval
 	ReasonClamped    Reason = "retry-after clamped to max interval"
 	ReasonBackoff    Reason = "backoff" // no usable Retry-After: exponential backoff, plus jitter
