@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -83,7 +84,8 @@ func run(ctx context.Context, e env) int {
 		return 2
 	}
 	start := time.Now()
-	d := &demo{out: e.stdout, prog: newProgress(e.stdout, e.tty)}
+	columns, _ := strconv.Atoi(e.getenv("COLUMNS"))
+	d := &demo{out: e.stdout, prog: newProgress(e.stdout, e.tty, columns)}
 	var err error
 	if e.getenv("TENSORPOOL_KEY") == "" {
 		err = d.simulated(ctx, e)
@@ -278,7 +280,7 @@ func (d *demo) waitAll(ctx context.Context, ids []string) error {
 		return nil
 	}
 	start := time.Now()
-	d.prog.begin()
+	d.prog.begin(ids...)
 	_, err := d.poller.WaitAll(ctx, ids...)
 	d.prog.end()
 	if err == nil {

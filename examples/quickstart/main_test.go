@@ -68,6 +68,11 @@ func TestQuickstartAnimatesOnATerminal(t *testing.T) {
 	if !strings.ContainsAny(out, strings.Join(spinner, "")) {
 		t.Fatal("no spinner frame drawn")
 	}
+	for _, l := range strings.Split(out, "\x1b[2K")[1:] {
+		if l, _, _ = strings.Cut(l, "\n"); len([]rune(l)) >= 80 {
+			t.Fatalf("an animated line is %d columns wide, it would wrap on an 80-column terminal: %q", len([]rune(l)), l)
+		}
+	}
 }
 
 func TestQuickstartRealModeNeedsIDs(t *testing.T) {

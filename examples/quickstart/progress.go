@@ -12,8 +12,9 @@ import (
 // in place with a spinner and a countdown to the next poll; piped, each update
 // is printed once as a plain line, so logs stay readable.
 type progress struct {
-	w   io.Writer
-	tty bool
+	w     io.Writer
+	tty   bool
+	width int // terminal columns: an animated line must not wrap
 
 	mu    sync.Mutex
 	rows  []*row
@@ -32,14 +33,23 @@ type row struct {
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-func newProgress(w io.Writer, tty bool) *progress {
-	return &progress{w: w, tty: tty, byID: map[string]*row{}}
+func newProgress(w io.Writer, tty bool, columns int) *progress {
+	if columns <= 0 {
+		columns = 80
+	}
+	return &progress{w: w, tty: tty, width: columns, byID: map[string]*row{}}
 }
 
-// begin starts a block of rows; on a terminal it animates until end.
-func (p *progress) begin() {
+// begin starts a block with a row per id, in that order; on a terminal it
+// animates until end.
+func (p *progress) begin(ids ...string) {
 	p.mu.Lock()
 	p.rows, p.byID, p.drawn = nil, map[string]*row{}, 0
+	for _, id := range ids {
+		r := &row{id: id, status: "waiting"}
+		p.rows = append(p.rows, r)
+		p.byID[id] = r
+	}
 	p.mu.Unlock()
 	if !p.tty {
 		return
@@ -133,7 +143,11 @@ func (p *progress) redraw() {
 		case "FAILED":
 			mark = "✗ "
 		}
-		b.WriteString("\r\x1b[2K" + p.format(r, mark) + "\n")
+		line := []rune(p.format(r, mark))
+		if len(line) >= p.width { // a wrapped line would break the cursor-up redraw
+			line = append(line[:p.width-2], '…')
+		}
+		b.WriteString("\r\x1b[2K" + string(line) + "\n")
 	}
 	p.drawn = len(p.rows)
 	io.WriteString(p.w, b.String())
