@@ -1,0 +1,335 @@
+package wait
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	tensorpool "github.com/tensorpool/tensorpool-go"
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/retryctx"
+)
+
+const (
+	maxBody    = 1 << 20  // cap on a 200 body: a hostile server must not exhaust memory
+	maxErrBody = 64 << 10 // cap on a non-200 body kept for the APIError
+)
+
+// Client is the one method of the generated client a Poller uses. Both
+// *gen.Client and *gen.ClientWithResponses implement it.
+type Client interface {
+	GetRequestInfo(ctx context.Context, requestId string, reqEditors ...gen.RequestEditorFn) (*http.Response, error)
+}
+
+// Poller polls GET /request/info/{request_id}. It is safe for concurrent use;
+// its options are fixed by New.
+type Poller struct {
+	c    Client
+	cfg  config
+	sem  chan struct{} // bounds in-flight poll requests
+	mu   sync.Mutex    // serializes progress callbacks
+	rand func() float64
+}
+
+// New returns a Poller that polls through c (a *gen.Client or
+// *gen.ClientWithResponses).
+func New(c Client, opts ...Option) *Poller {
+	cfg := config{
+		minInterval:   DefaultMinInterval,
+		maxInterval:   DefaultMaxInterval,
+		maxBackoff:    DefaultMaxBackoff,
+		maxFailures:   DefaultMaxFailures,
+		notFoundGrace: DefaultNotFoundGrace,
+		concurrency:   DefaultConcurrency,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
+	cfg.maxBackoff = min(max(cfg.maxBackoff, cfg.minInterval), cfg.maxInterval)
+	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64}
+}
+
+// Reason says why a delay was chosen.
+type Reason string
+
+// The reasons for a delay.
+const (
+	ReasonRetryAfter Reason = "retry-after"                        // the server's Retry-After, plus jitter
+	ReasonRaised     Reason = "retry-after raised to min interval" // the hint was below WithMinInterval
+	ReasonClamped    Reason = "retry-after clamped to max interval"
+	ReasonBackoff    Reason = "backoff" // no usable Retry-After: exponential backoff, plus jitter
+	ReasonDone       Reason = "done"    // no further poll
+)
+
+// Step is the outcome of one poll, for callers that schedule polls
+// themselves (a controller requeues after Next instead of sleeping). Pass the
+// previous Step back to the next call: it carries the counters that bound
+// transient failures and the 404 grace.
+type Step struct {
+	RequestID string
+	// Info is the last request info seen (this poll's or an earlier one's);
+	// nil until a poll has succeeded.
+	Info *gen.RequestInfoResponse
+	// Status is Info.Status, or "" while Info is nil.
+	Status gen.RequestStatus
+	// Done reports a terminal status: COMPLETED, or FAILED (then the
+	// accompanying error is a *FailedError).
+	Done bool
+	// Next is how long to wait before the next poll; 0 when polling is over
+	// (Done, or an error was returned).
+	Next time.Duration
+	// Reason says why Next was chosen.
+	Reason Reason
+	// Attempt counts the polls made, this one included.
+	Attempt int
+	// Err is this poll's transient failure, if any; polling may continue.
+	Err error
+	// Failures counts consecutive transient failures, this one included.
+	Failures int
+	// Started is the time of the first poll.
+	Started time.Time
+
+	backoff int // consecutive delays chosen without a usable hint
+}
+
+// Update is what WithProgress reports after every poll.
+type Update struct {
+	RequestID string
+	Status    gen.RequestStatus // last status seen, "" if none yet
+	Attempt   int               // polls made for this request, this one included
+	Message   string            // the server's external_message, if any
+	Next      time.Duration     // delay before the next poll; 0 if none
+	Reason    Reason            // why Next was chosen
+	Err       error             // this poll's failure (transient, or the one ending the wait), if any
+	Info      *gen.RequestInfoResponse
+}
+
+// Wait polls the request until it is COMPLETED (nil error) or FAILED (a
+// *FailedError), or until a permanent error or ctx ends the wait. It returns
+// the last request info seen in every case, nil if none was. The first poll
+// is sent at once.
+func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoResponse, error) {
+	var s *Step
+	for {
+		var err error
+		s, err = p.Step(ctx, requestID, s)
+		if err != nil || s.Done {
+			return s.Info, err
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.Next {
+			// Polling earlier than asked is not an option and sleeping only
+			// to time out helps no one: report the timeout now.
+			return s.Info, fmt.Errorf("wait: request %q: %w: next poll due in %v, after the deadline (%s)",
+				requestID, context.DeadlineExceeded, s.Next, s.summary())
+		}
+		t := time.NewTimer(s.Next)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return s.Info, ctxError(ctx, s)
+		case <-t.C:
+		}
+	}
+}
+
+// errStopped is the cancellation cause WaitAll uses under WithFailFast.
+var errStopped = errors.New("wait: stopped after another request failed")
+
+// WaitAll waits for every request concurrently, each on its own schedule,
+// for example the request_ids of a storage attach. Entry i of the result is
+// the last info seen for requestIDs[i] (nil if none); the error joins the
+// per-request errors in input order. Duplicate ids are polled once. Invalid
+// ids fail the call before any request. By default every request is waited
+// for even if one fails; see WithFailFast.
+func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.RequestInfoResponse, error) {
+	out := make([]*gen.RequestInfoResponse, len(requestIDs))
+	errs := make([]error, len(requestIDs))
+	for i, id := range requestIDs {
+		errs[i] = checkID(id)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return out, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	first := make(map[string]int, len(requestIDs))
+	var wg sync.WaitGroup
+	for i, id := range requestIDs {
+		if _, dup := first[id]; dup {
+			continue
+		}
+		first[id] = i
+		wg.Go(func() {
+			out[i], errs[i] = p.Wait(ctx, id)
+			if errs[i] != nil && p.cfg.failFast {
+				cancel(errStopped)
+			}
+		})
+	}
+	wg.Wait()
+	for i, id := range requestIDs {
+		out[i] = out[first[id]]
+		if errors.Is(errs[i], errStopped) {
+			errs[i] = nil // the real failure is reported under its own id
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// Step polls the request once and says what to do next, without waiting. A
+// nil error with Done == false means "poll again after Next". A non-nil error
+// ends polling: *FailedError (with Done), *TransientError, an error wrapping
+// *tensorpool.APIError, ErrUnknownStatus, ErrInvalidRequestID, or ctx's
+// error. The returned Step is never nil. prev is the Step returned by the
+// previous call for this id, or nil for the first.
+func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
+	s := &Step{RequestID: requestID}
+	if prev != nil && prev.RequestID == requestID {
+		*s = *prev
+		s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
+	}
+	s.Reason = ReasonDone
+	if err := checkID(requestID); err != nil {
+		return s, err
+	}
+	if ctx.Err() != nil {
+		return s, ctxError(ctx, s)
+	}
+	if s.Started.IsZero() {
+		s.Started = time.Now()
+	}
+	s.Attempt++
+	err := p.poll(ctx, s)
+	p.report(s, err)
+	return s, err
+}
+
+// poll sends one GET and fills in s; a non-nil error ends polling.
+func (p *Poller) poll(ctx context.Context, s *Step) error {
+	info, hint, hasHint, transient, err := p.get(ctx, s.RequestID)
+	switch {
+	case ctx.Err() != nil:
+		return ctxError(ctx, s)
+	case err != nil && transient:
+		s.Failures++
+		s.Err = err
+		if s.Failures >= p.cfg.maxFailures {
+			return &TransientError{RequestID: s.RequestID, Failures: s.Failures, LastStatus: s.Status, Err: err}
+		}
+		p.schedule(s, hint, hasHint)
+		return nil
+	case err != nil:
+		var apiErr *tensorpool.APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
+			s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace {
+			s.Err = err // not visible yet: does not count as a failure
+			p.schedule(s, hint, hasHint)
+			return nil
+		}
+		return fmt.Errorf("wait: request %q: %w", s.RequestID, err)
+	}
+	s.Failures = 0
+	s.Info, s.Status = info, info.Status
+	switch info.Status {
+	case gen.RequestStatusCOMPLETED:
+		s.Done = true
+		return nil
+	case gen.RequestStatusFAILED:
+		s.Done = true
+		return &FailedError{Info: info}
+	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
+	default:
+		if !p.cfg.unknownRunning {
+			return fmt.Errorf("%w %q for request %q (%s)", ErrUnknownStatus, info.Status, s.RequestID, message(info))
+		}
+	}
+	p.schedule(s, hint, hasHint)
+	return nil
+}
+
+// schedule sets s.Next: the server's hint raised to the minimum interval or
+// clamped to the maximum, else exponential backoff from the minimum interval
+// up to the maximum backoff; then up to 25 % positive jitter, never past the
+// maximum interval.
+func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
+	c := &p.cfg
+	var base time.Duration
+	switch {
+	case hasHint && hint > c.maxInterval:
+		s.backoff = 0
+		s.Next, s.Reason = c.maxInterval, ReasonClamped
+		return
+	case hasHint && hint < c.minInterval:
+		s.backoff = 0
+		base, s.Reason = c.minInterval, ReasonRaised
+	case hasHint:
+		s.backoff = 0
+		base, s.Reason = hint, ReasonRetryAfter
+	default:
+		base = c.minInterval
+		for i := 0; i < s.backoff && base < c.maxBackoff; i++ {
+			base *= 2
+		}
+		base = min(base, c.maxBackoff)
+		s.backoff++
+		s.Reason = ReasonBackoff
+	}
+	s.Next = min(base+time.Duration(p.rand()*jitter*float64(base)), c.maxInterval)
+}
+
+// get sends one GET /request/info/{id}. transient classifies a non-nil err;
+// hint is the response's Retry-After, whatever its status.
+func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoResponse, hint time.Duration, hasHint, transient bool, err error) {
+	select {
+	case p.sem <- struct{}{}:
+		defer func() { <-p.sem }()
+	case <-ctx.Done():
+		return nil, 0, false, false, ctx.Err()
+	}
+	// wait makes every retry decision: the transport must send this once.
+	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
+	if err != nil {
+		return nil, 0, false, true, err
+	}
+	hint, hasHint = retryAfter(resp.Header, time.Now())
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
+		_ = resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests,
+			http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
+			http.StatusGatewayTimeout:
+			transient = true
+		}
+		return nil, hint, hasHint, transient, tensorpool.NewAPIError(resp, body)
+	}
+	resp.Body = http.MaxBytesReader(nil, resp.Body, maxBody)
+	parsed, err := gen.ParseGetRequestInfoResponse(resp)
+	if err != nil {
+		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: %w", err)
+	}
+	if parsed.JSON200 == nil {
+		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: Content-Type %q is not JSON", resp.Header.Get("Content-Type"))
+	}
+	return parsed.JSON200, hint, hasHint, false, nil
+}
+
+func (p *Poller) report(s *Step, err error) {
+	if p.cfg.progress == nil {
+		return
+	}
+	u := Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message(s.Info),
+		Next: s.Next, Reason: s.Reason, Err: s.Err, Info: s.Info}
+	if err != nil {
+		u.Next, u.Reason, u.Err = 0, ReasonDone, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg.progress(u)
+}

@@ -1,0 +1,652 @@
+package wait
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	tensorpool "github.com/tensorpool/tensorpool-go"
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+var (
+	_ Client = (*gen.Client)(nil)
+	_ Client = (*gen.ClientWithResponses)(nil)
+)
+
+// checkGaps fails unless each gap lies in [want, want*1.25] (positive jitter
+// of at most 25 %), or equals want exactly when exact is set.
+func checkGaps(t *testing.T, got []time.Duration, want ...time.Duration) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("gaps = %v; want %d gaps like %v", got, len(want), want)
+	}
+	for i := range want {
+		if got[i] < want[i] || got[i] > want[i]+want[i]/4 {
+			t.Errorf("gap %d = %v; want in [%v, %v]", i, got[i], want[i], want[i]+want[i]/4)
+		}
+	}
+}
+
+func TestFirstPollImmediateThenRetryAfterSeconds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("90"), running("300"), running("45"), completed)
+		start := time.Now()
+		info, err := f.poller(t, -1).Wait(t.Context(), "r")
+		if err != nil || info == nil || info.Status != gen.RequestStatusCOMPLETED {
+			t.Fatalf("Wait = %+v, %v", info, err)
+		}
+		if first := f.callsFor("r")[0].at; !first.Equal(start) {
+			t.Errorf("first poll after %v; want at once", first.Sub(start))
+		}
+		checkGaps(t, f.gaps("r"), 90*time.Second, 300*time.Second, 45*time.Second)
+	})
+}
+
+func TestRetryAfterHTTPDateMeasuredAgainstServerDate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The server's clock is 3 hours behind ours; its hint is 2 minutes.
+		serverNow := time.Now().Add(-3 * time.Hour)
+		for _, layout := range []string{http.TimeFormat, time.RFC850, time.ANSIC} {
+			id := "r-" + strings.ReplaceAll(layout, " ", "")[:6]
+			f := newFake().on(id, reply{status: gen.RequestStatusPENDING,
+				retryAfter: serverNow.Add(2 * time.Minute).UTC().Format(layout),
+				date:       serverNow.UTC().Format(http.TimeFormat)}, completed)
+			if _, err := f.poller(t, 0).Wait(t.Context(), id); err != nil {
+				t.Fatal(err)
+			}
+			// Measured against the local clock, the hint would be in the past
+			// (raised to 1 s); against the Date header it is 2 minutes.
+			checkGaps(t, f.gaps(id), 2*time.Minute)
+			serverNow = serverNow.Add(2 * time.Minute)
+		}
+	})
+}
+
+func TestRetryAfterDecimalTolerated(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("2.5"), running("61.75"), completed)
+		if _, err := f.poller(t, 0).Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		checkGaps(t, f.gaps("r"), 2500*time.Millisecond, 61750*time.Millisecond)
+	})
+}
+
+func TestUnusableRetryAfterFallsBackToBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("soon"), running("-5"), running(""), running("5s"),
+			running("120"), running("NaN"), completed)
+		var reasons []Reason
+		p := f.poller(t, 0, WithProgress(func(u Update) { reasons = append(reasons, u.Reason) }))
+		if _, err := p.Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		// Backoff 1, 2, 4, 8 s; the hint restarts it; then 1 s again.
+		checkGaps(t, f.gaps("r"), time.Second, 2*time.Second, 4*time.Second, 8*time.Second, 120*time.Second, time.Second)
+		want := []Reason{ReasonBackoff, ReasonBackoff, ReasonBackoff, ReasonBackoff, ReasonRetryAfter, ReasonBackoff, ReasonDone}
+		if fmt.Sprint(reasons) != fmt.Sprint(want) {
+			t.Errorf("reasons = %v; want %v", reasons, want)
+		}
+	})
+}
+
+func TestBackoffCappedAtMaxBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", seq(repeat(8, running("")), completed)...)
+		if _, err := f.poller(t, 0).Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		s := time.Second
+		checkGaps(t, f.gaps("r"), s, 2*s, 4*s, 8*s, 16*s, 30*s, 30*s, 30*s)
+
+		f = newFake().on("r", seq(repeat(4, running("")), completed)...)
+		if _, err := f.poller(t, 0, WithMinInterval(5*s), WithMaxBackoff(12*s)).Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		checkGaps(t, f.gaps("r"), 5*s, 10*s, 12*s, 12*s)
+	})
+}
+
+func TestHintBelowMinRaised(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("0"), running("0.2"), running("3"), completed)
+		var reasons []Reason
+		p := f.poller(t, 0, WithMinInterval(5*time.Second), WithProgress(func(u Update) { reasons = append(reasons, u.Reason) }))
+		if _, err := p.Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		checkGaps(t, f.gaps("r"), 5*time.Second, 5*time.Second, 5*time.Second)
+		if reasons[0] != ReasonRaised {
+			t.Errorf("reason = %q; want %q", reasons[0], ReasonRaised)
+		}
+	})
+}
+
+func TestHintAboveMaxClamped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("3600"), running("99999999999999"), completed)
+		var reasons []Reason
+		p := f.poller(t, 0.99, WithProgress(func(u Update) { reasons = append(reasons, u.Reason) }))
+		if _, err := p.Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		// Exactly the maximum: jitter never pushes past it.
+		if g := f.gaps("r"); len(g) != 2 || g[0] != 10*time.Minute || g[1] != 10*time.Minute {
+			t.Errorf("gaps = %v; want [10m 10m]", g)
+		}
+		if reasons[0] != ReasonClamped {
+			t.Errorf("reason = %q; want %q", reasons[0], ReasonClamped)
+		}
+	})
+}
+
+func TestJitterPositiveAndAtMost25Percent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", seq(repeat(200, running("40")), completed)...)
+		// Real randomness: every gap must be within [40 s, 50 s].
+		if _, err := f.poller(t, -1).Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		gaps := f.gaps("r")
+		want := make([]time.Duration, len(gaps))
+		distinct := map[time.Duration]bool{}
+		for i := range want {
+			want[i] = 40 * time.Second
+			distinct[gaps[i]] = true
+		}
+		checkGaps(t, gaps, want...)
+		if len(distinct) < 100 {
+			t.Errorf("only %d distinct gaps in 200: no jitter?", len(distinct))
+		}
+	})
+}
+
+func TestTransientFailuresRetriedHonouringRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    reply
+	}{
+		{"network error", reply{err: errNet}},
+		{"408", httpErr(408, "")},
+		{"425", httpErr(425, "")},
+		{"429", httpErr(429, "120")},
+		{"500", httpErr(500, "")},
+		{"502", httpErr(502, "")},
+		{"503", httpErr(503, "600")},
+		{"504", httpErr(504, "")},
+		{"200 bad JSON", reply{body: `{"status":`}},
+		{"200 not JSON", reply{body: "<html>maintenance</html>", ctype: "text/html", retryAfter: "30"}},
+		{"200 over 1 MiB", reply{body: `{"status":"` + strings.Repeat("A", 2<<20) + `"}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFake().on("r", tc.r, tc.r, running("7"), tc.r, completed)
+				var errs []error
+				p := f.poller(t, 0, WithProgress(func(u Update) { errs = append(errs, u.Err) }))
+				info, err := p.Wait(t.Context(), "r")
+				if err != nil || info.Status != gen.RequestStatusCOMPLETED {
+					t.Fatalf("Wait = %v, %v", info, err)
+				}
+				want := []time.Duration{time.Second, 2 * time.Second, 7 * time.Second, time.Second}
+				if ra := tc.r.retryAfter; ra != "" {
+					d, _ := deltaSeconds(ra)
+					want = []time.Duration{d, d, 7 * time.Second, d}
+				}
+				checkGaps(t, f.gaps("r"), want...)
+				if errs[0] == nil || errs[1] == nil || errs[2] != nil || errs[3] == nil {
+					t.Errorf("progress errors = %v; want transient errors on polls 1, 2, 4", errs)
+				}
+			})
+		})
+	}
+}
+
+func TestTransientGivesUpAfterMaxConsecutive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("2"), httpErr(503, "3"))
+		info, err := f.poller(t, 0).Wait(t.Context(), "r")
+		var te *TransientError
+		if !errors.As(err, &te) || te.Failures != DefaultMaxFailures || te.LastStatus != gen.RequestStatusPROCESSING {
+			t.Fatalf("err = %v; want *TransientError after %d failures", err, DefaultMaxFailures)
+		}
+		var apiErr *tensorpool.APIError
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 {
+			t.Errorf("err = %v; want it to wrap the 503 *tensorpool.APIError", err)
+		}
+		if info == nil || info.Status != gen.RequestStatusPROCESSING {
+			t.Errorf("info = %+v; want the last info seen", info)
+		}
+		if n := len(f.callsFor("r")); n != 1+DefaultMaxFailures {
+			t.Errorf("%d polls; want %d", n, 1+DefaultMaxFailures)
+		}
+
+		// A success in between resets the count; WithMaxFailures changes it.
+		f = newFake().on("r", seq(repeat(2, reply{err: errNet}), running("1"), repeat(2, reply{err: errNet}), completed)...)
+		if _, err := f.poller(t, 0, WithMaxFailures(3)).Wait(t.Context(), "r"); err != nil {
+			t.Fatalf("interleaved failures: %v", err)
+		}
+		f = newFake().on("r", reply{err: errNet})
+		if _, err := f.poller(t, 0, WithMaxFailures(2)).Wait(t.Context(), "r"); !errors.Is(err, errNet) || len(f.allCalls()) != 2 {
+			t.Errorf("WithMaxFailures(2): err = %v after %d polls; want errNet after 2", err, len(f.allCalls()))
+		}
+	})
+}
+
+func TestPermanentStatusFailsAfterOneRequest(t *testing.T) {
+	for _, code := range []int{400, 401, 403, 405, 409, 410, 422, 501, 505, 202, 204} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFake().on("r", httpErr(code, "1"), completed)
+				_, err := f.poller(t, 0).Wait(t.Context(), "r")
+				var apiErr *tensorpool.APIError
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != code {
+					t.Fatalf("err = %v; want a %d *tensorpool.APIError", err, code)
+				}
+				if n := len(f.allCalls()); n != 1 {
+					t.Errorf("%d requests; want 1", n)
+				}
+			})
+		})
+	}
+}
+
+func TestNotFoundGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Not visible for a moment, then found.
+		f := newFake().on("r", httpErr(404, ""), httpErr(404, ""), running("5"), completed)
+		if _, err := f.poller(t, 0).Wait(t.Context(), "r"); err != nil {
+			t.Fatalf("404 within grace: %v", err)
+		}
+		// Never found: polls at 0, 1, 3, 7 s, then 15 s is past the 10 s grace.
+		f = newFake().on("r", httpErr(404, ""))
+		start := time.Now()
+		_, err := f.poller(t, 0).Wait(t.Context(), "r")
+		var apiErr *tensorpool.APIError
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
+			t.Fatalf("err = %v; want a 404 *tensorpool.APIError", err)
+		}
+		if n, el := len(f.allCalls()), time.Since(start); n != 5 || el != 15*time.Second {
+			t.Errorf("gave up after %d polls and %v; want 5 polls and 15s", n, el)
+		}
+		// Once seen, a 404 is final.
+		f = newFake().on("r", running("1"), httpErr(404, ""), completed)
+		if _, err := f.poller(t, 0).Wait(t.Context(), "r"); !errors.As(err, &apiErr) || len(f.allCalls()) != 2 {
+			t.Errorf("404 after being seen: %v after %d polls; want failure after 2", err, len(f.allCalls()))
+		}
+		// No grace.
+		f = newFake().on("r", httpErr(404, ""), completed)
+		if _, err := f.poller(t, 0, WithNotFoundGrace(0)).Wait(t.Context(), "r"); err == nil || len(f.allCalls()) != 1 {
+			t.Errorf("WithNotFoundGrace(0): %v after %d polls; want failure after 1", err, len(f.allCalls()))
+		}
+	})
+}
+
+func TestUnknownStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, st := range []gen.RequestStatus{"EXPLODED", "completed", ""} {
+			f := newFake().on("r", running("1"), status(st), completed)
+			info, err := f.poller(t, 0).Wait(t.Context(), "r")
+			if !errors.Is(err, ErrUnknownStatus) || info == nil || info.Status != st || len(f.allCalls()) != 2 {
+				t.Errorf("status %q: %v, %v after %d polls; want ErrUnknownStatus after 2", st, info, err, len(f.allCalls()))
+			}
+		}
+		f := newFake().on("r", reply{status: "QUEUED_V2", retryAfter: "240"}, completed)
+		if _, err := f.poller(t, 0, WithUnknownStatusAsRunning()).Wait(t.Context(), "r"); err != nil {
+			t.Fatalf("WithUnknownStatusAsRunning: %v", err)
+		}
+		checkGaps(t, f.gaps("r"), 240*time.Second)
+	})
+}
+
+func TestRetryingReportedAndPolled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", reply{status: gen.RequestStatusPENDING, retryAfter: "10"},
+			reply{status: gen.RequestStatusRETRYING, retryAfter: "120", msg: "node lost; retrying"},
+			completed)
+		var ups []Update
+		p := f.poller(t, 0, WithProgress(func(u Update) { ups = append(ups, u) }))
+		if _, err := p.Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		u := ups[1]
+		if u.Status != gen.RequestStatusRETRYING || u.Message != "node lost; retrying" || u.Attempt != 2 ||
+			u.Next != 120*time.Second || u.Reason != ReasonRetryAfter || u.Err != nil || u.RequestID != "r" {
+			t.Errorf("update = %+v", u)
+		}
+		if len(ups) != 3 || ups[2].Status != gen.RequestStatusCOMPLETED || ups[2].Next != 0 || ups[2].Reason != ReasonDone {
+			t.Errorf("last update = %+v", ups[len(ups)-1])
+		}
+	})
+}
+
+func TestFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r-9", running("60"), reply{status: gen.RequestStatusFAILED, msg: "cluster c-1 has no capacity"})
+		info, err := f.poller(t, 0).Wait(t.Context(), "r-9")
+		var fe *FailedError
+		if !errors.Is(err, ErrFailed) || !errors.As(err, &fe) || fe.Info != info || info.Status != gen.RequestStatusFAILED {
+			t.Fatalf("Wait = %v, %v; want *FailedError carrying the info", info, err)
+		}
+		for _, s := range []string{`"r-9"`, "STORAGE_ATTACH", "cluster c-1 has no capacity"} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("error %q lacks %s", err, s)
+			}
+		}
+	})
+}
+
+func TestContextCancelledWhileSleeping(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("300"))
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(2*time.Minute, cancel)
+		start := time.Now()
+		info, err := f.poller(t, 0).Wait(ctx, "r")
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "PROCESSING") {
+			t.Fatalf("err = %v; want context.Canceled naming PROCESSING", err)
+		}
+		if info == nil || time.Since(start) != 2*time.Minute {
+			t.Errorf("info %v, returned after %v; want the last info, at the cancel", info, time.Since(start))
+		}
+		// A cause is kept too.
+		cause := errors.New("operator pressed ^C")
+		ctx, cancelCause := context.WithCancelCause(t.Context())
+		time.AfterFunc(time.Minute, func() { cancelCause(cause) })
+		if _, err := f.poller(t, 0).Wait(ctx, "r"); !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
+			t.Errorf("err = %v; want both context.Canceled and the cause", err)
+		}
+		// Already cancelled: no request, still an error.
+		n := len(f.allCalls())
+		if _, err := f.poller(t, 0).Wait(ctx, "r"); err == nil || len(f.allCalls()) != n {
+			t.Errorf("cancelled ctx: err %v, %d new requests", err, len(f.allCalls())-n)
+		}
+	})
+}
+
+func TestContextCancelledDuringRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", reply{status: gen.RequestStatusPENDING, hold: time.Hour})
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		_, err := f.poller(t, 0).Wait(ctx, "r")
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "none seen") {
+			t.Fatalf("err = %v; want DeadlineExceeded naming no status", err)
+		}
+		var te *TransientError
+		if errors.As(err, &te) {
+			t.Errorf("a cancelled request counted as a transient failure: %v", err)
+		}
+	})
+}
+
+func TestDeadlineBeforeNextPollReturnsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("20"), reply{status: gen.RequestStatusRETRYING, retryAfter: "600", msg: "retrying"})
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+		defer cancel()
+		start := time.Now()
+		info, err := f.poller(t, 0).Wait(ctx, "r")
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "RETRYING") {
+			t.Fatalf("err = %v; want DeadlineExceeded naming RETRYING", err)
+		}
+		// The second poll (at 20 s) asks for 10 min: past the deadline, so
+		// Wait returns then rather than sleeping until the deadline.
+		if el := time.Since(start); el != 20*time.Second || info.Status != gen.RequestStatusRETRYING {
+			t.Errorf("returned after %v with %v; want 20s with RETRYING", el, info.Status)
+		}
+	})
+}
+
+func TestInvalidIDsRejectedBeforeAnyRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		p := f.poller(t, 0)
+		for _, id := range []string{"", ".", "..", "../x", "a/b", "/", "..\\x", "a\\b", "x\n", "x\x00", "x\x7f"} {
+			if _, err := p.Wait(t.Context(), id); !errors.Is(err, ErrInvalidRequestID) {
+				t.Errorf("Wait(%q) = %v; want ErrInvalidRequestID", id, err)
+			}
+			if s, err := p.Step(t.Context(), id, nil); !errors.Is(err, ErrInvalidRequestID) || s == nil {
+				t.Errorf("Step(%q) = %v, %v; want ErrInvalidRequestID", id, s, err)
+			}
+		}
+		if _, err := p.WaitAll(t.Context(), "ok", "..", "a/b"); !errors.Is(err, ErrInvalidRequestID) {
+			t.Errorf("WaitAll = %v; want ErrInvalidRequestID", err)
+		}
+		if n := len(f.allCalls()); n != 0 {
+			t.Errorf("%d requests sent for invalid ids", n)
+		}
+	})
+}
+
+func TestOddIDsStayInOnePathSegment(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ids := []string{"x?y", "x#y", "%2e%2e", "%2F", "x y", "...", ".x", "a;b", "a%2Fb", "é", "r-123e4567-e89b"}
+		f := newFake()
+		for _, id := range ids {
+			f.on(id, completed)
+		}
+		if _, err := f.poller(t, 0).WaitAll(t.Context(), ids...); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range f.allCalls() {
+			if !c.routeOK || c.method != http.MethodGet {
+				t.Errorf("%s %s left /request/info/{id}", c.method, c.path)
+			}
+		}
+		for _, id := range ids {
+			if n := len(f.callsFor(id)); n != 1 {
+				t.Errorf("id %q reached the engine %d times; want once, intact", id, n)
+			}
+		}
+	})
+}
+
+func TestOnlyGETsAndTransportRetriesDisabled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", httpErr(503, "1"), reply{err: errNet}, running("2"), completed)
+		if _, err := f.poller(t, 0).Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range f.allCalls() {
+			if c.method != http.MethodGet || !c.marked {
+				t.Errorf("request %s %s (marked %v); want GETs marked WithoutTransportRetries", c.method, c.path, c.marked)
+			}
+		}
+	})
+}
+
+func TestClientWithResponsesAccepted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("3"), completed)
+		c, err := gen.NewClientWithResponses(testServer, gen.WithHTTPClient(&http.Client{Transport: f}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info, err := New(c).Wait(t.Context(), "r"); err != nil || info.Status != gen.RequestStatusCOMPLETED {
+			t.Fatalf("Wait = %v, %v", info, err)
+		}
+	})
+}
+
+func TestAPIKeyNeverInErrorsOrProgress(t *testing.T) {
+	const key = "tp-SECRET-KEY-0123456789"
+	for _, r := range []reply{httpErr(401, ""), httpErr(403, ""), httpErr(503, ""), {err: errNet},
+		{status: gen.RequestStatusFAILED, msg: "no"}, {status: "WEIRD"}, {body: "{"}} {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFake().on("r", r)
+			c, err := gen.NewClient("https://user:"+key+"@engine.test/",
+				gen.WithHTTPClient(&http.Client{Transport: f}),
+				gen.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+					req.Header.Set("Authorization", "Bearer "+key)
+					return nil
+				}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seen strings.Builder
+			p := New(c, WithProgress(func(u Update) { fmt.Fprintf(&seen, "%+v %v\n", u, u.Err) }))
+			_, err = p.Wait(t.Context(), "r")
+			fmt.Fprintf(&seen, "%v %+v", err, err)
+			if err == nil || strings.Contains(seen.String(), key) {
+				t.Errorf("the API key leaked (or no error): %s", seen.String())
+			}
+		})
+	}
+}
+
+func TestWaitAllEachOnItsOwnSchedule(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().
+			on("fast", seq(repeat(4, running("2")), completed)...).
+			on("slow", running("240"), running("240"), completed)
+		start := time.Now()
+		infos, err := f.poller(t, 0).WaitAll(t.Context(), "slow", "fast", "slow")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(infos) != 3 || infos[0].RequestId != "slow" || infos[1].RequestId != "fast" || infos[2] != infos[0] {
+			t.Errorf("results not in input order: %+v", infos)
+		}
+		checkGaps(t, f.gaps("fast"), 2*time.Second, 2*time.Second, 2*time.Second, 2*time.Second)
+		checkGaps(t, f.gaps("slow"), 240*time.Second, 240*time.Second) // polled once per round despite the duplicate
+		if el := time.Since(start); el != 480*time.Second {
+			t.Errorf("took %v; want 8m (the slowest)", el)
+		}
+		if infos, err := f.poller(t, 0).WaitAll(t.Context()); err != nil || len(infos) != 0 {
+			t.Errorf("WaitAll() = %v, %v", infos, err)
+		}
+	})
+}
+
+func TestWaitAllCollectsAllByDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().
+			on("a", running("60"), completed).
+			on("b", reply{status: gen.RequestStatusFAILED, msg: "boom"}).
+			on("c", running("5"), httpErr(403, ""))
+		infos, err := f.poller(t, 0).WaitAll(t.Context(), "a", "b", "c")
+		var fe *FailedError
+		var apiErr *tensorpool.APIError
+		if !errors.As(err, &fe) || fe.Info.RequestId != "b" || !errors.As(err, &apiErr) || apiErr.StatusCode != 403 {
+			t.Fatalf("err = %v; want b's *FailedError joined with c's 403", err)
+		}
+		if infos[0].Status != gen.RequestStatusCOMPLETED || infos[1].Status != gen.RequestStatusFAILED || infos[2].Status != gen.RequestStatusPROCESSING {
+			t.Errorf("infos = %v %v %v", infos[0].Status, infos[1].Status, infos[2].Status)
+		}
+		if !strings.HasPrefix(err.Error(), `wait: request "b"`) {
+			t.Errorf("errors not in input order: %v", err)
+		}
+	})
+}
+
+func TestWaitAllFailFast(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().
+			on("long", running("600")).
+			on("bad", running("30"), reply{status: gen.RequestStatusFAILED})
+		start := time.Now()
+		infos, err := f.poller(t, 0, WithFailFast()).WaitAll(t.Context(), "long", "bad")
+		if !errors.Is(err, ErrFailed) || errors.Is(err, context.Canceled) || errors.Is(err, errStopped) {
+			t.Fatalf("err = %v; want only the failure", err)
+		}
+		if el := time.Since(start); el != 30*time.Second || infos[0] == nil || infos[0].Status != gen.RequestStatusPROCESSING {
+			t.Errorf("returned after %v with %v; want 30s with long's last info", el, infos[0])
+		}
+		// The caller's own cancellation is still reported.
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if _, err := f.poller(t, 0, WithFailFast()).WaitAll(ctx, "long", "long2"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v; want DeadlineExceeded", err)
+		}
+	})
+}
+
+func TestConcurrencyBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			opts []Option
+			want int
+		}{{nil, DefaultConcurrency}, {[]Option{WithConcurrency(3)}, 3}} {
+			f := newFake()
+			ids := make([]string, 20)
+			for i := range ids {
+				ids[i] = fmt.Sprint("r", i)
+				f.on(ids[i], reply{status: gen.RequestStatusPENDING, retryAfter: "5", hold: 2 * time.Second}, reply{status: gen.RequestStatusCOMPLETED, hold: time.Second})
+			}
+			if _, err := f.poller(t, 0, tc.opts...).WaitAll(t.Context(), ids...); err != nil {
+				t.Fatal(err)
+			}
+			if f.maxIn != tc.want {
+				t.Errorf("max in flight = %d; want %d", f.maxIn, tc.want)
+			}
+		}
+	})
+}
+
+func TestStepForControllers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("45"), httpErr(502, "90"), httpErr(502, ""), completed)
+		p := f.poller(t, 0, WithMaxFailures(3))
+		s, err := p.Step(t.Context(), "r", nil)
+		if err != nil || s.Done || s.Next != 45*time.Second || s.Reason != ReasonRetryAfter || s.Status != gen.RequestStatusPROCESSING {
+			t.Fatalf("step 1 = %+v, %v", s, err)
+		}
+		time.Sleep(s.Next) // the controller requeues; Step itself never sleeps
+		s, err = p.Step(t.Context(), "r", s)
+		if err != nil || s.Failures != 1 || s.Next != 90*time.Second || s.Err == nil || s.Info == nil {
+			t.Fatalf("step 2 = %+v, %v", s, err)
+		}
+		s, err = p.Step(t.Context(), "r", s)
+		if err != nil || s.Failures != 2 || s.Reason != ReasonBackoff || s.Attempt != 3 {
+			t.Fatalf("step 3 = %+v, %v", s, err)
+		}
+		s, err = p.Step(t.Context(), "r", s)
+		if err != nil || !s.Done || s.Failures != 0 || s.Next != 0 || s.Status != gen.RequestStatusCOMPLETED {
+			t.Fatalf("step 4 = %+v, %v", s, err)
+		}
+		// No time passes inside Step beyond the request itself.
+		start := time.Now()
+		f.on("q", running("600"))
+		if _, err := p.Step(t.Context(), "q", nil); err != nil || time.Since(start) != 0 {
+			t.Errorf("Step blocked for %v (%v)", time.Since(start), err)
+		}
+	})
+}
+
+func TestProgressCallsSerialized(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		ids := make([]string, 16)
+		for i := range ids {
+			ids[i] = fmt.Sprint("r", i)
+			f.on(ids[i], running("1"), running("1"), completed)
+		}
+		var mu sync.Mutex
+		inside, maxInside, n := 0, 0, 0
+		p := f.poller(t, -1, WithProgress(func(Update) {
+			mu.Lock()
+			inside++
+			maxInside = max(maxInside, inside)
+			n++
+			mu.Unlock()
+			runtime.Gosched() // let others try to enter (a sleep would stall the bubble: a mutex wait is not durable)
+			mu.Lock()
+			inside--
+			mu.Unlock()
+		}))
+		if _, err := p.WaitAll(t.Context(), ids...); err != nil {
+			t.Fatal(err)
+		}
+		if maxInside != 1 || n != 48 {
+			t.Errorf("%d concurrent progress calls (of %d); want 1 at a time, 48 in all", maxInside, n)
+		}
+	})
+}
