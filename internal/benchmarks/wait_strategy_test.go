@@ -1,7 +1,84 @@
 package benchmarks
 
-// waitStrategies is package wait, once it is merged.
-func waitStrategies() []strategy { return nil }
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
 
-// scaleWaiters is package wait's WaitAll, once it is merged.
-func scaleWaiters() []waitAller { return nil }
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+	"github.com/tensorpool/tensorpool-go/wait"
+)
+
+// waitStrategies is package wait with its defaults. Its jitter comes from
+// math/rand/v2's global source, which cannot be seeded from outside the
+// package: its figures vary a little from run to run (the baselines' do
+// not).
+func waitStrategies() []strategy {
+	return []strategy{{"wait", func(ctx context.Context, c *gen.ClientWithResponses, id string, _ *rand.Rand) error {
+		_, err := wait.New(c).Wait(ctx, id)
+		if errors.Is(err, wait.ErrFailed) {
+			return nil // a FAILED request is a terminal status seen
+		}
+		return err
+	}}}
+}
+
+// scaleWaiters is package wait's WaitAll with its defaults and, at 10,000
+// ids, with a bound of 64 requests in flight: at the default 8 and a 20 ms
+// round trip one Poller sends at most 400 polls/s, and 10,000 ids at
+// Retry-After 5 s ask for 2,000/s.
+func scaleWaiters() []waitAller {
+	waitAll := func(opts ...wait.Option) func(context.Context, *gen.ClientWithResponses, []string) error {
+		return func(ctx context.Context, c *gen.ClientWithResponses, ids []string) error {
+			_, err := wait.New(c, opts...).WaitAll(ctx, ids...)
+			return err
+		}
+	}
+	return []waitAller{
+		{name: "wait", bound: wait.DefaultConcurrency, waitAll: waitAll()},
+		{name: "wait-concurrency-64", bound: 64, waitAll: waitAll(wait.WithConcurrency(64)), only: true},
+	}
+}
+
+// BenchmarkWaitStep is one poll through package wait (Step: the generated
+// client, the Retry-After parsing, the status handling), against the light
+// responder, outside any bubble: the client's own cost per poll, plus the
+// responder's (BenchmarkResponder/light).
+func BenchmarkWaitStep(b *testing.B) {
+	b.Run("light", func(b *testing.B) {
+		ls := newLightServer(hint{d: scaleHint})
+		id := ls.add(tensorpooltest.Succeed(0, 1<<40))
+		p := wait.New(newClient(b, ls))
+		ctx := context.Background()
+		b.ReportAllocs()
+		var prev *wait.Step
+		for b.Loop() {
+			s, err := p.Step(ctx, id, prev)
+			if err != nil || s.Done || s.Next < scaleHint {
+				b.Fatalf("step: %+v, %v", s, err)
+			}
+			prev = s
+		}
+	})
+}
+
+// TestWaitOnCrossCheckSet runs package wait on the cross-check operations
+// against both the light responder and the engine: it never polls earlier
+// than allowed and always sees the terminal status, on either. (Its jitter
+// is random, so the traces differ from run to run and are not compared.)
+func TestWaitOnCrossCheckSet(t *testing.T) {
+	st := waitStrategies()[0]
+	for _, kind := range []backendKind{lightBackend, engineBackendKind} {
+		for _, s := range crossCheckSet() {
+			o := runScenario(t, s, st, kind)
+			if o.err != nil || o.early != 0 {
+				t.Errorf("backend %d, scenario %d: %d early polls of %d, err %v", kind, s.index, o.early, o.polls, o.err)
+			}
+			if o.inForce > 0 && !o.failedAfter && float64(o.latency) > 1.25*float64(o.inForce) {
+				t.Errorf("backend %d, scenario %d: latency %v with Retry-After %v in force", kind, s.index, o.latency, o.inForce)
+			}
+		}
+	}
+}
