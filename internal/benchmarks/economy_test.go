@@ -17,8 +17,8 @@ var economyN = flag.Int("economy.n", 1000, "operations in the request-economy sc
 // outcome is one strategy on one scenario.
 type outcome struct {
 	polls, early int
-	latency      time.Duration // from completion to the client seeing it
-	inForce      time.Duration // Retry-After granted by the last answer before completion; 0: none
+	latency      time.Duration // from the last request's completion to the strategy's return
+	inForce      time.Duration // Retry-After granted to that request by the last answer before it completed; 0: none
 	failedAfter  bool          // a failure answer after completion delayed detection
 	sawFailure   bool          // a non-200 answer (the official CLI stops there)
 	err          error
@@ -31,33 +31,52 @@ const (
 	engineBackendKind                    // tensorpooltest.Engine
 )
 
+// serve starts a backend for a scenario, inside the bubble, with its
+// requests created now; it returns the backend, the request ids, and an
+// observer between them and the client that tracks when each completes.
+func serve(t *testing.T, s scenario, kind backendKind) (*observer, []string) {
+	start := time.Now()
+	var be backend
+	var ids []string
+	if kind == lightBackend {
+		ls := newLightServer(s.start)
+		for _, l := range s.lifecycles {
+			ids = append(ids, ls.add(l))
+		}
+		be = ls
+	} else {
+		be, ids = newEngineRequests(t, s.start, s.lifecycles)
+	}
+	obs := newObserver(be, s.events)
+	for i, id := range ids {
+		obs.track(id, start.Add(lifecycleEnd(s.lifecycles[i])))
+	}
+	return obs, ids
+}
+
 // runScenario runs one strategy on one scenario in its own bubble, in
-// virtual time starting at the request's creation.
+// virtual time starting at the requests' creation.
 func runScenario(t *testing.T, s scenario, st strategy, kind backendKind) outcome {
 	var out outcome
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		var be backend
-		var id string
-		switch kind {
-		case lightBackend:
-			ls := newLightServer(s.start)
-			id = ls.add(s.lifecycle)
-			be = ls
-		default:
-			e, ids := newEngineRequests(t, s.start, []tensorpooltest.Lifecycle{s.lifecycle})
-			be, id = e, ids[0]
-		}
-		obs := newObserver(be, s.events)
-		done := start.Add(s.done())
-		obs.track(id, done)
-		c := newClient(t, obs)
+		done := time.Now().Add(s.done())
+		obs, ids := serve(t, s, kind)
 		ctx, cancel := context.WithTimeout(context.Background(), s.done()+time.Hour)
 		defer cancel()
-		err := st.wait(ctx, c, id, rand.New(rand.NewPCG(scenarioSeed, uint64(s.index))))
-		rec := obs.ids[id]
-		out = outcome{polls: rec.polls, early: rec.early, latency: time.Since(done), inForce: rec.inForce,
-			failedAfter: rec.failedAfterDone, sawFailure: rec.sawFailure, err: err}
+		out.err = st.wait(ctx, newClient(t, obs), ids, rand.New(rand.NewPCG(scenarioSeed, uint64(s.index))))
+		out.latency = time.Since(done)
+		var last *idRecord // the request that completes last
+		for _, id := range ids {
+			rec := obs.ids[id]
+			out.polls += rec.polls
+			out.early += rec.early
+			out.sawFailure = out.sawFailure || rec.sawFailure
+			out.failedAfter = out.failedAfter || rec.failedAfterDone
+			if last == nil || rec.done.After(last.done) {
+				last = rec
+			}
+		}
+		out.inForce = last.inForce
 	})
 	return out
 }
@@ -109,23 +128,25 @@ func (s *summary) report(b *testing.B) {
 	b.ReportMetric(float64(s.failureOps), "ops-with-non200")
 }
 
-// groups splits the set for a finer view: the operations whose server
-// keeps one Retry-After policy throughout, by the form it is sent in, and
-// the ones where it changes or bursts of 429/503 come.
+// groups splits the set for a finer view. Operations on one request id:
+// those whose server keeps one Retry-After policy throughout, by the form it
+// is sent in, and those where it changes or bursts of 429/503 come. Then
+// the operations on several ids (storage attach), whatever their policy.
 var groups = []struct {
 	name string
 	in   func(scenario) bool
 }{
 	{"steady-seconds", func(s scenario) bool {
-		return len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterSeconds
+		return len(s.lifecycles) == 1 && len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterSeconds
 	}},
 	{"steady-date", func(s scenario) bool {
-		return len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterHTTPDate
+		return len(s.lifecycles) == 1 && len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterHTTPDate
 	}},
 	{"steady-none", func(s scenario) bool {
-		return len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterOmitted
+		return len(s.lifecycles) == 1 && len(s.events) == 0 && s.start.form == tensorpooltest.RetryAfterOmitted
 	}},
-	{"changing", func(s scenario) bool { return len(s.events) > 0 }},
+	{"changing", func(s scenario) bool { return len(s.lifecycles) == 1 && len(s.events) > 0 }},
+	{"multi-id", func(s scenario) bool { return len(s.lifecycles) > 1 }},
 }
 
 // runSet runs a strategy on every scenario: the summary of all, and one per

@@ -176,7 +176,7 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 		obs := newObserver(delayed{be, scaleRTT}, nil)
 		t0 := time.Now()
 		for i, id := range ids {
-			obs.track(id, t0.Add(scenario{lifecycle: ls[i]}.done()))
+			obs.track(id, t0.Add(lifecycleEnd(ls[i])))
 		}
 		c := newClient(t, obs)
 

@@ -50,21 +50,31 @@ type event struct {
 	burst *burst
 }
 
-// A scenario is one asynchronous operation: its lifecycle (counted from its
-// creation at time 0), the Retry-After policy the server starts with, and
-// what changes while it runs.
+// A scenario is one asynchronous operation: the lifecycles of its request
+// ids (counted from their creation at time 0; one id for most operations,
+// one per cluster for a storage attach to several), the Retry-After policy
+// the server starts with, and what changes while it runs.
 type scenario struct {
-	index     int
-	lifecycle tensorpooltest.Lifecycle
-	start     hint
-	events    []event // in time order
+	index      int
+	lifecycles []tensorpooltest.Lifecycle
+	start      hint
+	events     []event // in time order
 }
 
-// done is when the operation reaches its terminal status.
+// lifecycleEnd is when a lifecycle reaches its terminal status.
+func lifecycleEnd(l tensorpooltest.Lifecycle) time.Duration {
+	var d time.Duration
+	for _, p := range l[:len(l)-1] {
+		d += p.For
+	}
+	return d
+}
+
+// done is when the operation's last request reaches its terminal status.
 func (s scenario) done() time.Duration {
 	var d time.Duration
-	for _, p := range s.lifecycle[:len(s.lifecycle)-1] {
-		d += p.For
+	for _, l := range s.lifecycles {
+		d = max(d, lifecycleEnd(l))
 	}
 	return d
 }
@@ -89,6 +99,8 @@ func randomHint(r *rand.Rand) hint {
 //   - durations log-uniform from 2 s to 40 min, PENDING for 5-30 % of it,
 //     then PROCESSING; one in ten goes through RETRYING on the way; one in
 //     ten ends FAILED, the rest COMPLETED;
+//   - 15 % are storage attaches to 2-4 clusters: as many request ids, all
+//     completing, each within 50-100 % of the first one's duration;
 //   - a starting Retry-After of 1, 2, 5, 10 or 30 s, sent as seconds (70 %),
 //     an HTTP-date (15 %) or not at all (15 %);
 //   - in 40 % of them the policy changes 1-3 times while they run;
@@ -117,7 +129,19 @@ func scenarios(n int) []scenario {
 		} else {
 			l = append(l, tensorpooltest.Phase{Status: gen.RequestStatusCOMPLETED})
 		}
-		s := scenario{index: i, lifecycle: l, start: randomHint(r)}
+		s := scenario{index: i, lifecycles: []tensorpooltest.Lifecycle{l}, start: randomHint(r)}
+		if r.Float64() < 0.15 {
+			// A storage attach to 2-4 clusters: one request id each, all
+			// completing, within half the first one's time to all of it.
+			l[len(l)-1] = tensorpooltest.Phase{Status: gen.RequestStatusCOMPLETED}
+			for range 1 + r.IntN(3) {
+				d := time.Duration(float64(total) * (0.5 + 0.5*r.Float64())).Round(time.Millisecond)
+				s.lifecycles = append(s.lifecycles, tensorpooltest.Succeed(d/5, d-d/5))
+			}
+			// The longest is not always the first id, which a sequential
+			// poller would favour.
+			r.Shuffle(len(s.lifecycles), func(i, j int) { s.lifecycles[i], s.lifecycles[j] = s.lifecycles[j], s.lifecycles[i] })
+		}
 		if r.Float64() < 0.40 {
 			for range 1 + r.IntN(3) {
 				h := randomHint(r)

@@ -7,29 +7,62 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
 )
 
-// A strategy waits for one request until it sees a terminal status. rng is
-// seeded per scenario, for strategies that draw jitter.
+// A strategy waits for an operation's request ids until it has seen a
+// terminal status for each. rng is seeded per scenario, for strategies that
+// draw jitter.
 type strategy struct {
 	name string
-	wait func(ctx context.Context, c *gen.ClientWithResponses, id string, rng *rand.Rand) error
+	wait func(ctx context.Context, c *gen.ClientWithResponses, ids []string, rng *rand.Rand) error
 }
+
+// waitOne is a polling rule for one request id.
+type waitOne func(ctx context.Context, c *gen.ClientWithResponses, id string, rng *rand.Rand) error
 
 // baselines are the polling rules issue 8 compares package wait with. They
 // share one simplification: every answer that is not a terminal status,
 // failures included, means "poll again on the rule's schedule". (The
 // official CLI stops at the first non-200 answer; the figures count how
 // often that happens separately, so that its rule is compared on the same
-// operations as the others.)
+// operations as the others.) The CLI polls several ids one after the other,
+// as _poll_multiple_requests_until_terminal does; the others poll each id
+// on its own schedule, concurrently.
 var baselines = []strategy{
-	{"tp-cli", cliRule},
-	{"fixed-1s", fixedInterval(time.Second, false)},
-	{"aws-waiter", awsWaiter(2*time.Second, 120*time.Second)},
-	{"hcloud-500ms", fixedInterval(500*time.Millisecond, true)},
+	{"tp-cli", sequentially(cliRule)},
+	{"fixed-1s", concurrently(fixedInterval(time.Second, false))},
+	{"aws-waiter", concurrently(awsWaiter(2*time.Second, 120*time.Second))},
+	{"hcloud-500ms", concurrently(fixedInterval(500*time.Millisecond, true))},
+}
+
+func sequentially(f waitOne) func(context.Context, *gen.ClientWithResponses, []string, *rand.Rand) error {
+	return func(ctx context.Context, c *gen.ClientWithResponses, ids []string, rng *rand.Rand) error {
+		for _, id := range ids {
+			if err := f(ctx, c, id, rng); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// concurrently gives each id its own goroutine and its own random source
+// (drawn in order from rng, so that scheduling cannot change the draws).
+func concurrently(f waitOne) func(context.Context, *gen.ClientWithResponses, []string, *rand.Rand) error {
+	return func(ctx context.Context, c *gen.ClientWithResponses, ids []string, rng *rand.Rand) error {
+		errs := make([]error, len(ids))
+		var wg sync.WaitGroup
+		for i, id := range ids {
+			r := rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))
+			wg.Go(func() { errs[i] = f(ctx, c, id, r) })
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	}
 }
 
 var errNoTerminal = errors.New("context ended before a terminal status")
@@ -89,7 +122,7 @@ func cliRule(ctx context.Context, c *gen.ClientWithResponses, id string, _ *rand
 // fixedInterval polls every d whatever the server says. hcloud-go's action
 // waiter (ConstantBackoff(500ms), its default) sleeps before each poll,
 // the first included.
-func fixedInterval(d time.Duration, sleepFirst bool) func(context.Context, *gen.ClientWithResponses, string, *rand.Rand) error {
+func fixedInterval(d time.Duration, sleepFirst bool) waitOne {
 	return func(ctx context.Context, c *gen.ClientWithResponses, id string, _ *rand.Rand) error {
 		if sleepFirst {
 			if err := sleep(ctx, d); err != nil {
@@ -115,7 +148,7 @@ func fixedInterval(d time.Duration, sleepFirst bool) func(context.Context, *gen.
 // once, then smithy-go's waiter.ComputeDelay: minDelay*2^(attempt-1)
 // capped at maxDelay, drawn uniformly from [minDelay, that), Retry-After
 // ignored.
-func awsWaiter(minDelay, maxDelay time.Duration) func(context.Context, *gen.ClientWithResponses, string, *rand.Rand) error {
+func awsWaiter(minDelay, maxDelay time.Duration) waitOne {
 	ceiling := int64(math.Log(float64(maxDelay/minDelay))/math.Log(2) + 1)
 	return func(ctx context.Context, c *gen.ClientWithResponses, id string, rng *rand.Rand) error {
 		for attempt := int64(1); ; attempt++ {

@@ -11,14 +11,21 @@ import (
 	"github.com/tensorpool/tensorpool-go/wait"
 )
 
-// waitStrategies is package wait with its defaults. Its jitter comes from
+// waitStrategies is package wait with its defaults: Wait for one id,
+// WaitAll for several. Its jitter comes from
 // math/rand/v2's global source, which cannot be seeded from outside the
 // package: its figures vary a little from run to run (the baselines' do
 // not).
 func waitStrategies() []strategy {
-	return []strategy{{"wait", func(ctx context.Context, c *gen.ClientWithResponses, id string, _ *rand.Rand) error {
-		_, err := wait.New(c).Wait(ctx, id)
-		if errors.Is(err, wait.ErrFailed) {
+	return []strategy{{"wait", func(ctx context.Context, c *gen.ClientWithResponses, ids []string, _ *rand.Rand) error {
+		p := wait.New(c)
+		var err error
+		if len(ids) == 1 {
+			_, err = p.Wait(ctx, ids[0])
+		} else {
+			_, err = p.WaitAll(ctx, ids...)
+		}
+		if errors.Is(err, wait.ErrFailed) && !errors.Is(err, context.DeadlineExceeded) {
 			return nil // a FAILED request is a terminal status seen
 		}
 		return err
