@@ -37,7 +37,9 @@ func crossCheckSet() []scenario {
 		func(s scenario) bool {
 			return slices.ContainsFunc(s.lifecycles[0], func(p tensorpooltest.Phase) bool { return p.Status == gen.RequestStatusRETRYING })
 		},
-		func(s scenario) bool { return s.lifecycles[0][len(s.lifecycles[0])-1].Status == gen.RequestStatusFAILED },
+		func(s scenario) bool {
+			return s.lifecycles[0][len(s.lifecycles[0])-1].Status == gen.RequestStatusFAILED
+		},
 	}
 	var set []scenario
 	for _, f := range features {

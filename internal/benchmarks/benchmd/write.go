@@ -312,7 +312,9 @@ func writeMethod(w io.Writer, rs []*result) {
 	p("and 3 are tests (`TestEconomy`, `TestScale`, skipped unless `-figures` is given) that call `testing.Benchmark`, ")
 	p("run `synctest.Test(t, ...)` inside each `b.Loop` iteration, report with `b.ReportMetric`, and print the ")
 	p("`go test -bench` line format. Their ns/op, B/op and allocs/op are real wall time and memory for one whole ")
-	p("iteration; the counts and latencies are virtual. Section 2 and the per-answer costs are ordinary `Benchmark` functions.\n")
+	p("iteration; the counts and latencies are virtual. Section 2 and the per-answer costs are ordinary `Benchmark` functions. ")
+	p("(wait's own `BenchmarkScenarios` gets its `*testing.T` from `testing.RunTests` instead; that function also loops ")
+	p("over `-test.count` and `-test.cpu` and resets GOMAXPROCS, so it is not used here.)\n")
 	var polls float64
 	for _, r := range withPrefix(rs, "Economy/") {
 		if v := get(r, "polls"); !math.IsNaN(v) {
@@ -339,8 +341,10 @@ func writeMethod(w io.Writer, rs []*result) {
 	p("*aws-waiter*: first poll at once, then smithy-go's `ComputeDelay` (2 s × 2^(n-1) capped at 120 s, drawn from ")
 	p("[2 s, that)), Retry-After ignored. *hcloud-500ms*: `ConstantBackoff(500ms)`, sleeping before each poll as ")
 	p("hcloud-go's waiter does. All of them treat a 429/503 as \"poll again on schedule\"; the official CLI would ")
-	p("stop instead (see *non-200 ops*). Each operation polls one request id, so the CLI's sequential polling of ")
-	p("several ids does not come into play.\n")
+	p("stop instead (see *non-200 ops*). On several ids the CLI polls one after the other ")
+	p("(`_poll_multiple_requests_until_terminal`); the other baselines poll each id on its own schedule, concurrently, ")
+	p("with their own jitter source; package wait uses WaitAll. Concurrent pollers can meet a burst of 429/503 in ")
+	p("either order at the same virtual instant, so their figures on those operations may move slightly between runs.\n")
 	p("- **Randomness.** The scenario set and the AWS waiter's jitter come from fixed seeds, so the baselines' ")
 	p("figures are identical from run to run. Package wait draws its jitter from math/rand/v2's global source, which ")
 	p("cannot be seeded from outside the package: its figures move slightly between runs.\n")
