@@ -313,8 +313,9 @@ func writeMethod(w io.Writer, rs []*result) {
 	p("run `synctest.Test(t, ...)` inside each `b.Loop` iteration, report with `b.ReportMetric`, and print the ")
 	p("`go test -bench` line format. Their ns/op, B/op and allocs/op are real wall time and memory for one whole ")
 	p("iteration; the counts and latencies are virtual. Section 2 and the per-answer costs are ordinary `Benchmark` functions. ")
-	p("(wait's own `BenchmarkScenarios` gets its `*testing.T` from `testing.RunTests` instead; that function also loops ")
-	p("over `-test.count` and `-test.cpu` and resets GOMAXPROCS, so it is not used here.)\n")
+	p("(wait's own `BenchmarkScenarios` gets its `*testing.T` from `testing.RunTests` instead; that function, meant for ")
+	p("`go test`'s own use, also repeats its tests `-test.count` times and once per `-test.cpu` value, setting GOMAXPROCS ")
+	p("to each, inside the benchmark being timed, so it is not used here.)\n")
 	var polls float64
 	for _, r := range withPrefix(rs, "Economy/") {
 		if v := get(r, "polls"); !math.IsNaN(v) {
