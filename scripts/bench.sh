@@ -39,10 +39,16 @@ done | tee "$tmp/client.txt"
 "$tmp/benchmarks.test" -test.count 1 -test.v -test.timeout 30m -test.run '^(TestEconomy|TestScale)$' \
 	-figures -economy.n "$economy_n" | tee "$tmp/figures.txt"
 
+# Where the CPU of the largest scale run goes.
+"$tmp/benchmarks.test" -test.count 1 -test.run '^TestScale$' -figures \
+	-scale.only 'Scale/responder=light/waiter=wait/ids=10000' -test.cpuprofile "$tmp/scale-cpu.out" >/dev/null
+"$GO" tool pprof -top -cum -nodecount 30 "$tmp/benchmarks.test" "$tmp/scale-cpu.out" 2>/dev/null |
+	sed -n '/flat%/,$p' >"$tmp/scale-pprof.txt" || true
+
 cd ../..
 after=$(uptime)
 elapsed=$(($(date +%s) - start))
 "$GO" run ./internal/benchmarks/benchmd -o "$out" -elapsed "${elapsed}s" \
-	-load-before "$before" -load-after "$after" -pprof "$tmp/pprof.txt" \
+	-load-before "$before" -load-after "$after" -pprof "$tmp/pprof.txt" -scale-pprof "$tmp/scale-pprof.txt" \
 	"$tmp/client.txt" "$tmp/figures.txt"
 echo "wrote $out in ${elapsed}s"

@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -270,6 +271,8 @@ var scaleRuns = []struct {
 	{engineBackendKind, "engine", []int{100, 1000}},
 }
 
+var scaleOnly = flag.String("scale.only", "", "run only the scale measurement of this name (e.g. Scale/responder=light/waiter=wait/ids=10000), to profile it")
+
 // TestScale measures WaitAll over 100 to 10,000 ids in virtual time.
 func TestScale(t *testing.T) {
 	needFigures(t)
@@ -277,6 +280,10 @@ func TestScale(t *testing.T) {
 		for _, run := range scaleRuns {
 			for _, n := range run.ids {
 				if w.only && (run.kind != lightBackend || n != 10000) {
+					continue
+				}
+				name := fmt.Sprintf("Scale/responder=%s/waiter=%s/ids=%d", run.name, w.name, n)
+				if *scaleOnly != "" && name != *scaleOnly {
 					continue
 				}
 				var f scaleFigures
@@ -287,7 +294,7 @@ func TestScale(t *testing.T) {
 					}
 					f.report(b, n, w.bound)
 				})
-				printBench(fmt.Sprintf("Scale/responder=%s/waiter=%s/ids=%d", run.name, w.name, n), res)
+				printBench(name, res)
 			}
 		}
 	}

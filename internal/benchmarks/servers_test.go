@@ -236,11 +236,11 @@ type observer struct {
 	mu     sync.Mutex
 	events []event
 	// A burst waits in deferred while the previous one is still being
-	// served (faultsLeft) or no success has come since it (!okSince): a
-	// scenario's bursts never merge into one longer run of failures.
+	// served (faultsLeft) or a request id's last answer was a failure: a
+	// scenario's bursts never merge into one longer run of failures for
+	// any id.
 	deferred   []burst
 	faultsLeft int
-	okSince    bool
 	ids        map[string]*idRecord
 	polls      int
 	early      int
@@ -264,10 +264,23 @@ type idRecord struct {
 	// detected is the first 200 answer at or after done: the client has
 	// seen the terminal status.
 	detected time.Time
+	// failing: the last answer was a failure.
+	failing bool
+}
+
+// anyFailing reports whether some id's last answer was a failure, with
+// o.mu held.
+func (o *observer) anyFailing() bool {
+	for _, r := range o.ids {
+		if r.failing {
+			return true
+		}
+	}
+	return false
 }
 
 func newObserver(next backend, events []event) *observer {
-	return &observer{next: next, origin: time.Now(), events: events, okSince: true, ids: map[string]*idRecord{}}
+	return &observer{next: next, origin: time.Now(), events: events, ids: map[string]*idRecord{}}
 }
 
 // track registers a request id and the moment it completes.
@@ -290,11 +303,11 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 			o.deferred = append(o.deferred, *ev.burst)
 		}
 	}
-	if len(o.deferred) > 0 && o.faultsLeft == 0 && o.okSince {
+	if len(o.deferred) > 0 && o.faultsLeft == 0 && !o.anyFailing() {
 		b := o.deferred[0]
 		o.deferred = o.deferred[1:]
 		o.next.inject(b)
-		o.faultsLeft, o.okSince = b.n, false
+		o.faultsLeft = b.n
 	}
 	rec := o.ids[id]
 	if rec == nil {
@@ -324,8 +337,9 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 			rec.sawFailure = true
 			rec.failedAfterDone = rec.failedAfterDone || !at.Before(rec.done)
 			o.faultsLeft = max(o.faultsLeft-1, 0)
+			rec.failing = true
 		} else {
-			o.okSince = true
+			rec.failing = false
 			if !rec.done.IsZero() && !at.Before(rec.done) && rec.detected.IsZero() {
 				rec.detected = at
 			}

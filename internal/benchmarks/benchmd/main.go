@@ -22,6 +22,7 @@ func main() {
 	loadBefore := flag.String("load-before", "", "uptime(1) output before the run")
 	loadAfter := flag.String("load-after", "", "uptime(1) output after the run")
 	pprofFile := flag.String("pprof", "", "pprof listing of the generated client's hot path, to include")
+	scalePprof := flag.String("scale-pprof", "", "pprof top of the largest scale run, to include")
 	command := flag.String("command", "make bench", "the command that reproduces the run")
 	flag.Parse()
 
@@ -40,14 +41,7 @@ func main() {
 	if len(rs) == 0 {
 		fatal(fmt.Errorf("no benchmark results in %v", flag.Args()))
 	}
-	var listing []byte
-	if *pprofFile != "" {
-		b, err := os.ReadFile(*pprofFile)
-		if err != nil {
-			fatal(err)
-		}
-		listing = b
-	}
+	listing, scaleTop := readOptional(*pprofFile), readOptional(*scalePprof)
 	m := machine{
 		goVersion: goVersion(),
 		cpu:       cpuModel(),
@@ -59,10 +53,22 @@ func main() {
 		command:   *command,
 	}
 	var buf bytes.Buffer
-	write(&buf, m, rs, listing)
+	write(&buf, m, rs, listing, scaleTop)
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		fatal(err)
 	}
+}
+
+// readOptional reads a file named by a flag; "" reads nothing.
+func readOptional(name string) []byte {
+	if name == "" {
+		return nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		fatal(err)
+	}
+	return b
 }
 
 func fatal(err error) {

@@ -9,7 +9,7 @@ import (
 )
 
 // write renders BENCHMARKS.md.
-func write(w io.Writer, m machine, rs []*result, listing []byte) {
+func write(w io.Writer, m machine, rs []*result, listing, scaleTop []byte) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("# Benchmarks\n\n")
 	p("Written by `%s` (scripts/bench.sh, internal/benchmarks/benchmd); do not edit by hand. ", m.command)
@@ -38,7 +38,7 @@ func write(w io.Writer, m machine, rs []*result, listing []byte) {
 
 	writeEconomy(w, rs)
 	writeOverhead(w, rs, listing)
-	writeScale(w, rs)
+	writeScale(w, rs, scaleTop)
 	writeMethod(w, rs)
 
 	p("## Raw results\n\n")
@@ -226,7 +226,7 @@ func writeOverhead(w io.Writer, rs []*result, listing []byte) {
 	}
 }
 
-func writeScale(w io.Writer, rs []*result) {
+func writeScale(w io.Writer, rs []*result, top []byte) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("## 3. Scale: WaitAll (virtual time)\n\n")
 	sc := withPrefix(rs, "Scale/")
@@ -302,6 +302,9 @@ func writeScale(w io.Writer, rs []*result) {
 		p("; the client's own cost per poll (Step less the responder) %s µs: %s", cell(own), verdict(own < 50))
 	}
 	p(".\n\n")
+	if len(top) > 0 {
+		p("Where the CPU of the 10,000-id run goes (`go test -cpuprofile`, `pprof -top -cum`, first 30 lines):\n\n```\n%s```\n\n", top)
+	}
 }
 
 func writeMethod(w io.Writer, rs []*result) {
@@ -350,6 +353,6 @@ func writeMethod(w io.Writer, rs []*result) {
 	p("figures are identical from run to run. Package wait draws its jitter from math/rand/v2's global source, which ")
 	p("cannot be seeded from outside the package: its figures move slightly between runs.\n")
 	p("- **Scenario bursts** are applied at the first poll at or after their moment, and a burst waits until the ")
-	p("previous one has been served and a success has followed, so no run of failures is longer than the 4 the set ")
-	p("describes (package wait gives up after 5 in a row by default, WithMaxFailures).\n\n")
+	p("previous one has been served and no request id's last answer is a failure, so no id sees a run of failures ")
+	p("longer than the 4 the set describes (package wait gives up after 5 in a row by default, WithMaxFailures).\n\n")
 }
