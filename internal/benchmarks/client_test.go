@@ -129,11 +129,17 @@ func (c *handWritten) getRequestInfo(ctx context.Context, id string) (*requestIn
 		io.Copy(io.Discard, resp.Body)
 		return nil, "", fmt.Errorf("GET /request/info: %s", resp.Status)
 	}
-	var info requestInfo
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+	// io.ReadAll + json.Unmarshal measured faster here than
+	// json.NewDecoder(resp.Body).Decode plus draining the body: the stricter
+	// baseline.
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
 		return nil, "", err
 	}
-	io.Copy(io.Discard, resp.Body) // let the connection be reused
+	var info requestInfo
+	if err := json.Unmarshal(body, &info); err != nil {
+		return nil, "", err
+	}
 	return &info, resp.Header.Get("Retry-After"), nil
 }
 
