@@ -298,6 +298,12 @@ func writeScale(w io.Writer, rs []*result, top []byte) {
 	if big == nil {
 		return
 	}
+	if small := find(rs, "Scale/responder=light/waiter=wait/ids=100"); small != nil {
+		dn := get(big, "ids") - get(small, "ids")
+		p("From 100 to 10,000 ids, each more wait holds about %s KiB of live heap and %s KiB of goroutine stack ",
+			cell((get(big, "heap-waiting-MiB")-get(small, "heap-waiting-MiB"))*1024/dn), cell((get(big, "stacks-MiB")-get(small, "stacks-MiB"))*1024/dn))
+		p("while it waits; CPU per poll goes from %s µs to %s µs.\n\n", cell(get(small, "cpu-us/poll")), cell(get(big, "cpu-us/poll")))
+	}
 	mem := get(big, "peak-heap-MiB") + get(big, "stacks-MiB")
 	p("Goals, at 10,000 ids against the light responder:\n\n")
 	p("- 10,000 waits in < 100 MiB: peak heap + goroutine stacks %s MiB: %s", cell(mem), verdict(mem < 100))
