@@ -253,7 +253,7 @@ func writeScale(w io.Writer, rs []*result, top []byte) {
 	p("detection. A *wait-concurrency-N* row is the same with `wait.WithConcurrency(N)`.\n\n")
 	p("- *latency*: per id, from its completion to the first answer that showed it.\n")
 	p("- *peak heap*: the largest heap (live and not yet collected objects) sampled every real millisecond and ")
-	p("every virtual 100 ms; *heap while all wait*: live heap after a GC at virtual t = 5 s, when every id has its ")
+	p("every virtual second; *heap while all wait*: live heap after a GC at virtual t = 5 s, when every id has its ")
 	p("goroutine; *stacks*: goroutine stacks at that moment.\n")
 	p("- *RSS*: the test process's resident set at the start of the run (after returning freed memory to the OS) ")
 	p("and its high-water mark during the run (reset at the start; Linux).\n")
