@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 )
 
 const (
@@ -63,7 +64,7 @@ func NewAPIError(resp *http.Response, body []byte) *APIError {
 		}
 		key, _ = resp.Request.Context().Value(keyCtxKey{}).(secret)
 	}
-	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+	if d, ok := retryafter.Parse(resp.Header, time.Now()); ok {
 		e.RetryAfter = d
 	}
 	body = key.scrubBytes(body)

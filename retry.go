@@ -10,8 +10,9 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 )
 
 // RetryPolicy sets how often and how long the client retries. Which
@@ -71,41 +72,6 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
-// maxRetryAfterSeconds keeps a huge Retry-After from overflowing a Duration.
-const maxRetryAfterSeconds = 1 << 32
-
-// parseRetryAfter reads a Retry-After value (RFC 9110 §10.2.3): a number of
-// seconds, or an HTTP-date (any of the three formats http.ParseTime accepts)
-// taken relative to now, a date in the past meaning 0. ok is false when the
-// value is absent or malformed (negative numbers included).
-func parseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if v[0] >= '0' && v[0] <= '9' {
-		for i := 0; i < len(v); i++ {
-			if v[i] < '0' || v[i] > '9' {
-				return 0, false
-			}
-		}
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n > maxRetryAfterSeconds {
-			n = maxRetryAfterSeconds // digits only: a number too big to be meant
-		}
-		return time.Duration(n) * time.Second, true
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	d = t.Sub(now)
-	if d < 0 {
-		d = 0
-	}
-	return min(d, maxRetryAfterSeconds*time.Second), true
-}
-
 // isSafeMethod reports whether a request with this method may be sent again
 // after it reached the server: it changes nothing there.
 func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
@@ -141,11 +107,11 @@ func decide(req *http.Request, resp *http.Response, err error, connected bool) r
 	switch code := resp.StatusCode; {
 	case code == http.StatusTooManyRequests:
 		d := retryDecision{retry: true, reason: "429 Too Many Requests"}
-		d.hint, d.hasHint = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		d.hint, d.hasHint = retryafter.Parse(resp.Header, time.Now())
 		return d
 	case isSafeMethod(req.Method) && (code == http.StatusBadGateway || code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout):
 		d := retryDecision{retry: true, reason: strconv.Itoa(code) + " " + http.StatusText(code)}
-		d.hint, d.hasHint = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		d.hint, d.hasHint = retryafter.Parse(resp.Header, time.Now())
 		return d
 	}
 	return retryDecision{}

@@ -3,53 +3,24 @@ package tensorpooltest_test
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"time"
 
+	"github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+	"github.com/tensorpool/tensorpool-go/wait"
 )
 
 // attachAndWait is the code under test: it attaches a volume to a cluster
-// and waits for the request to finish, polling as Retry-After says.
-func attachAndWait(ctx context.Context, c gen.ClientWithResponsesInterface, storageID, clusterID string) error {
-	resp, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+// and waits for every request the attach returns.
+func attachAndWait(ctx context.Context, c *gen.ClientWithResponses, storageID, clusterID string) error {
+	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
 		StorageId: storageID, ClusterIds: []string{clusterID},
-	})
+	}))
 	if err != nil {
 		return err
 	}
-	if resp.JSON202 == nil || resp.JSON202.RequestIds == nil {
-		return fmt.Errorf("attach %s to %s: %s", storageID, clusterID, resp.Status())
-	}
-	for _, id := range *resp.JSON202.RequestIds {
-		for {
-			info, err := c.GetRequestInfoWithResponse(ctx, id)
-			if err != nil {
-				return err
-			}
-			if info.JSON200 == nil {
-				return fmt.Errorf("request %s: %s", id, info.Status())
-			}
-			switch info.JSON200.Status {
-			case gen.RequestStatusCOMPLETED:
-				return nil
-			case gen.RequestStatusFAILED:
-				msg := ""
-				if m := info.JSON200.ExternalMessage; m != nil {
-					msg = *m
-				}
-				return fmt.Errorf("attach %s to %s failed: %s", storageID, clusterID, msg)
-			}
-			secs, _ := strconv.Atoi(info.HTTPResponse.Header.Get("Retry-After"))
-			select {
-			case <-time.After(time.Duration(secs) * time.Second):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-	}
-	return nil
+	_, err = wait.New(c).WaitAll(ctx, *resp.JSON202.RequestIds...)
+	return err
 }
 
 // Testing your own code: seed the engine, script how the request ends, run
@@ -80,6 +51,6 @@ func Example_testingYourCode() {
 	})
 	// Output:
 	// err=<nil>, c-1 has "s-1"
-	// err=attach s-2 to c-2 failed: no capacity, c-2 has ""
-	// err=attach s-2 to c-1: 409 Conflict
+	// err=wait: request "req_000002" (STORAGE_ATTACH) failed: no capacity, c-2 has ""
+	// err=tensorpool: POST /storage/attach: 409 Conflict: Cluster c-1 already has storage attached
 }

@@ -29,7 +29,10 @@ func (e *engine) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case req.Method == http.MethodPost && req.URL.Path == "/storage/attach":
 		code = http.StatusAccepted
-		body = `{"storage_id":"s-1","message":"attaching","request_ids":["r-a","r-b"]}`
+		body = `{"storage_id":"s-1","cluster_ids":["c-1"],"message":"attaching","request_ids":["r-a"]}`
+	case req.Method == http.MethodDelete && req.URL.Path == "/storage/s-2":
+		code = http.StatusAccepted
+		body = `{"storage_id":"s-2","message":"destroying","request_id":"r-b"}`
 	case strings.HasPrefix(req.URL.Path, "/request/info/"):
 		id := strings.TrimPrefix(req.URL.Path, "/request/info/")
 		st := e.statuses[id]
@@ -66,19 +69,26 @@ func Example() {
 	// Output: r-1 COMPLETED
 }
 
-// Wait for every request of a storage attach (one per cluster).
+// Wait for several requests at once, each on its own schedule: here the
+// request_ids of a storage attach and the request_id of a destroy.
 func ExamplePoller_WaitAll() {
 	c := newClient(map[string][]string{
 		"r-a": {"PENDING", "COMPLETED"},
 		"r-b": {"PROCESSING", "PROCESSING", "COMPLETED"},
 	})
 	ctx := context.Background()
-	resp, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachJSONRequestBody{StorageId: "s-1", ClusterIds: []string{"c-1", "c-2"}})
-	if err != nil || resp.JSON202 == nil || resp.JSON202.RequestIds == nil {
+	attach, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachJSONRequestBody{StorageId: "s-1", ClusterIds: []string{"c-1"}})
+	if err != nil || attach.JSON202 == nil || attach.JSON202.RequestIds == nil {
 		fmt.Println("attach failed:", err)
 		return
 	}
-	infos, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).WaitAll(ctx, *resp.JSON202.RequestIds...)
+	destroy, err := c.StorageDestroyWithResponse(ctx, "s-2")
+	if err != nil || destroy.JSON202 == nil || destroy.JSON202.RequestId == nil {
+		fmt.Println("destroy failed:", err)
+		return
+	}
+	ids := append(*attach.JSON202.RequestIds, *destroy.JSON202.RequestId)
+	infos, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).WaitAll(ctx, ids...)
 	for _, info := range infos {
 		fmt.Println(info.RequestId, info.Status)
 	}

@@ -14,6 +14,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tensorpool/tensorpool-go/internal/retryafter"
+
 	"github.com/tensorpool/tensorpool-go/gen"
 )
 
@@ -101,7 +103,7 @@ func (e *simEngine) RoundTrip(req *http.Request) (*http.Response, error) {
 		if ra != "" {
 			resp.Header.Set("Retry-After", ra)
 			resp.Header.Set("Date", date)
-			if d, ok := retryAfter(resp.Header, now); ok {
+			if d, ok := retryafter.Parse(resp.Header, now); ok {
 				e.next[id] = now.Add(d)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 )
 
@@ -297,7 +298,7 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 	if err != nil {
 		return nil, 0, false, true, err
 	}
-	hint, hasHint = retryAfter(resp.Header, time.Now())
+	hint, hasHint = retryafter.Parse(resp.Header, time.Now())
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
 		_ = resp.Body.Close()

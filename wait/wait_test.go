@@ -14,6 +14,7 @@ import (
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 )
 
 var (
@@ -197,7 +198,7 @@ func TestTransientFailuresRetriedHonouringRetryAfter(t *testing.T) {
 				}
 				want := []time.Duration{time.Second, 2 * time.Second, 7 * time.Second, time.Second}
 				if ra := tc.r.retryAfter; ra != "" {
-					d, _ := deltaSeconds(ra)
+					d, _ := retryafter.Parse(http.Header{"Retry-After": {ra}}, time.Now())
 					want = []time.Duration{d, d, 7 * time.Second, d}
 				}
 				checkGaps(t, f.gaps("r"), want...)

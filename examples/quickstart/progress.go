@@ -110,23 +110,33 @@ func (p *progress) update(id, status, msg string, attempt int, next time.Duratio
 	fmt.Fprintln(p.w, p.format(r, ""))
 }
 
+// format lays out one row. On a terminal the line must fit the width (a
+// wrapped line breaks the redraw), so the server message is what gets cut.
 func (p *progress) format(r *row, mark string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "   %s%-12s %-10s", mark, r.id, r.status)
-	if r.msg != "" {
-		fmt.Fprintf(&b, " %-34q", r.msg)
-	}
+	head := fmt.Sprintf("   %s%-12s %-10s", mark, r.id, r.status)
+	tail := ""
 	if !r.next.IsZero() {
-		left := time.Until(r.next)
-		if !p.tty {
-			left = r.next.Sub(time.Now())
-		}
-		fmt.Fprintf(&b, " next poll in %.1fs", max(left, 0).Seconds())
-		if r.why != "" {
-			fmt.Fprintf(&b, " (%s)", r.why)
+		tail = fmt.Sprintf("next poll in %.1fs", max(time.Until(r.next), 0).Seconds())
+		if r.why != "" && !p.tty { // on a terminal the width goes to the message
+			tail += " (" + r.why + ")"
 		}
 	}
-	return strings.TrimRight(b.String(), " ")
+	msg := r.msg
+	if p.tty {
+		room := p.width - 1 - len([]rune(head)) - len([]rune(tail)) - 4
+		if m := []rune(msg); len(m) > room {
+			msg = string(m[:max(room-1, 0)]) + "…"
+		}
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	if msg != "" {
+		fmt.Fprintf(&b, " %q", msg)
+	}
+	if tail != "" {
+		b.WriteString("  " + tail)
+	}
+	return b.String()
 }
 
 // redraw repaints the block in place; the caller holds p.mu.
@@ -144,7 +154,7 @@ func (p *progress) redraw() {
 			mark = "✗ "
 		}
 		line := []rune(p.format(r, mark))
-		if len(line) >= p.width { // a wrapped line would break the cursor-up redraw
+		if len(line) >= p.width { // a last resort: a wrapped line would break the redraw
 			line = append(line[:p.width-2], '…')
 		}
 		b.WriteString("\r\x1b[2K" + string(line) + "\n")

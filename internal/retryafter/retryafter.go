@@ -1,4 +1,7 @@
-package wait
+// Package retryafter interprets the Retry-After response header (RFC 9110
+// §10.2.3). The transport of package tensorpool and package wait share it, so
+// that both read the same header the same way.
+package retryafter
 
 import (
 	"net/http"
@@ -6,11 +9,11 @@ import (
 	"time"
 )
 
-// maxHint is what an absurdly large Retry-After becomes before it is clamped
-// to the maximum interval; it keeps the arithmetic clear of overflow.
-const maxHint = 1<<63 - 1
+// Max is what an absurdly large Retry-After becomes; callers clamp it to
+// their own maximum. It keeps their arithmetic clear of overflow.
+const Max time.Duration = 1<<63 - 1
 
-// retryAfter interprets the Retry-After header of h (RFC 9110 §10.2.3).
+// Parse interprets the Retry-After header of h.
 //
 // It accepts delta-seconds (with a tolerated fraction, "2.5") and the three
 // HTTP-date forms (IMF-fixdate, RFC 850, asctime). A date is measured against
@@ -18,7 +21,7 @@ const maxHint = 1<<63 - 1
 // does not shorten or stretch the wait; otherwise against now. A date in the
 // past means "now" (0). Empty, negative or unparseable values report ok ==
 // false: the caller falls back to backoff, never to an error.
-func retryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
+func Parse(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
@@ -41,7 +44,7 @@ func retryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
 }
 
 // deltaSeconds parses 1*DIGIT [ "." *DIGIT ] into a duration, saturating
-// at maxHint. Signs, exponents and anything else are rejected.
+// at Max. Signs, exponents and anything else are rejected.
 func deltaSeconds(v string) (time.Duration, bool) {
 	intPart, frac, hasDot := strings.Cut(v, ".")
 	if intPart == "" || !allDigits(intPart) || (hasDot && !allDigits(frac)) {
@@ -49,14 +52,14 @@ func deltaSeconds(v string) (time.Duration, bool) {
 	}
 	intPart = strings.TrimLeft(intPart, "0")
 	if len(intPart) > 10 { // more than 9,999,999,999 s: beyond any clamp
-		return maxHint, true
+		return Max, true
 	}
 	var secs int64
 	for _, c := range intPart {
 		secs = secs*10 + int64(c-'0')
 	}
-	if secs > maxHint/int64(time.Second)-1 {
-		return maxHint, true
+	if secs > int64(Max/time.Second)-1 {
+		return Max, true
 	}
 	d := time.Duration(secs) * time.Second
 	// Nanosecond precision is plenty; further digits are ignored.
