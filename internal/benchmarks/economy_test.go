@@ -18,10 +18,14 @@ var economyN = flag.Int("economy.n", 1000, "operations in the request-economy sc
 type outcome struct {
 	polls, early int
 	latency      time.Duration // from the last request's completion to the strategy's return
-	inForce      time.Duration // Retry-After granted to that request by the last answer before it completed; 0: none
-	failedAfter  bool          // a failure answer after completion delayed detection
-	sawFailure   bool          // a non-200 answer (the official CLI stops there)
-	err          error
+	// ratio is the largest, over the operation's request ids, of the
+	// id's detection latency over the Retry-After granted by the last
+	// answer before it completed; only ids that had one, and no failure
+	// answer after completion (which delays every strategy), count. 0: no
+	// id counts.
+	ratio      float64
+	sawFailure bool // a non-200 answer (the official CLI stops there)
+	err        error
 }
 
 type backendKind int
@@ -65,18 +69,15 @@ func runScenario(t *testing.T, s scenario, st strategy, kind backendKind) outcom
 		defer cancel()
 		out.err = st.wait(ctx, newClient(t, obs), ids, rand.New(rand.NewPCG(scenarioSeed, uint64(s.index))))
 		out.latency = time.Since(done)
-		var last *idRecord // the request that completes last
 		for _, id := range ids {
 			rec := obs.ids[id]
 			out.polls += rec.polls
 			out.early += rec.early
 			out.sawFailure = out.sawFailure || rec.sawFailure
-			out.failedAfter = out.failedAfter || rec.failedAfterDone
-			if last == nil || rec.done.After(last.done) {
-				last = rec
+			if rec.inForce > 0 && !rec.failedAfterDone && !rec.detected.IsZero() {
+				out.ratio = max(out.ratio, float64(rec.detected.Sub(rec.done))/float64(rec.inForce))
 			}
 		}
-		out.inForce = last.inForce
 	})
 	return out
 }
@@ -85,9 +86,7 @@ func runScenario(t *testing.T, s scenario, st strategy, kind backendKind) outcom
 type summary struct {
 	ops, polls, early, earlyOps, errors, failureOps int
 	latencies                                       []time.Duration // of the operations seen to end
-	// ratios are latency / Retry-After in force, for the operations where
-	// the last answer before completion carried one and no failure answer
-	// came after completion (a 503 burst then delays every strategy).
+	// ratios are the operations' outcome.ratio, where they have one.
 	ratios []float64
 }
 
@@ -106,8 +105,8 @@ func (s *summary) add(o outcome) {
 		return
 	}
 	s.latencies = append(s.latencies, o.latency)
-	if o.inForce > 0 && !o.failedAfter {
-		s.ratios = append(s.ratios, float64(o.latency)/float64(o.inForce))
+	if o.ratio > 0 {
+		s.ratios = append(s.ratios, o.ratio)
 	}
 }
 

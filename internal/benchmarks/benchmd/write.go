@@ -109,8 +109,10 @@ func writeEconomy(w io.Writer, rs []*result) {
 	p("the light responder (below), through the generated client.\n\n")
 	p("- *early*: a poll sent before the moment the server's previous answer allowed (its Retry-After, seconds or HTTP-date).\n")
 	p("- *latency*: from the moment the operation's last request reached COMPLETED/FAILED to the moment the strategy returned.\n")
-	p("- *latency ÷ hint*: latency over the Retry-After granted by the last answer before completion, over the ")
-	p("operations where that answer carried one and no 429/503 came after completion (a burst then delays every strategy).\n")
+	p("- *latency ÷ hint*: per request id, the time from its completion to the first answer that showed it, over the ")
+	p("Retry-After granted by the last answer before completion; for an operation, the largest over its ids. Only ids ")
+	p("whose last answer before completion carried a Retry-After, and that met no 429/503 after completion (a burst ")
+	p("then delays every strategy), count; *(ops)* is how many operations have at least one.\n")
 	p("- *non-200*: operations in which a 429/503 was seen; the official CLI stops at the first one (\"Failed to poll ")
 	p("request status\"). Here every baseline keeps polling on its own schedule, so that all are compared on the same operations.\n\n")
 
