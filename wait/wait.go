@@ -123,11 +123,8 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 		if err != nil || s.Done {
 			return s.Info, err
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.Next {
-			// Polling earlier than asked is not an option and sleeping only
-			// to time out helps no one: report the timeout now.
-			return s.Info, fmt.Errorf("wait: request %q: %w: next poll due in %v, after the deadline (%s)",
-				requestID, context.DeadlineExceeded, s.Next, s.summary())
+		if err := pastDeadline(ctx, s); err != nil {
+			return s.Info, err
 		}
 		t := time.NewTimer(s.Next)
 		select {
@@ -139,48 +136,16 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 	}
 }
 
-// errStopped is the cancellation cause WaitAll uses under WithFailFast.
-var errStopped = errors.New("wait: stopped after another request failed")
-
-// WaitAll waits for every request concurrently, each on its own schedule,
-// for example the request_ids of a storage attach. Entry i of the result is
-// the last info seen for requestIDs[i] (nil if none); the error joins the
-// per-request errors in input order. Duplicate ids are polled once. Invalid
-// ids fail the call before any request. By default every request is waited
-// for even if one fails; see WithFailFast.
-func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.RequestInfoResponse, error) {
-	out := make([]*gen.RequestInfoResponse, len(requestIDs))
-	errs := make([]error, len(requestIDs))
-	for i, id := range requestIDs {
-		errs[i] = checkID(id)
+// pastDeadline returns an error wrapping context.DeadlineExceeded if ctx's
+// deadline comes before s's next poll is due. Polling earlier than asked is
+// not an option and sleeping only to time out helps no one: the timeout is
+// reported at once.
+func pastDeadline(ctx context.Context, s *Step) error {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.Next {
+		return fmt.Errorf("wait: request %q: %w: next poll due in %v, after the deadline (%s)",
+			s.RequestID, context.DeadlineExceeded, s.Next, s.summary())
 	}
-	if err := errors.Join(errs...); err != nil {
-		return out, err
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	first := make(map[string]int, len(requestIDs))
-	var wg sync.WaitGroup
-	for i, id := range requestIDs {
-		if _, dup := first[id]; dup {
-			continue
-		}
-		first[id] = i
-		wg.Go(func() {
-			out[i], errs[i] = p.Wait(ctx, id)
-			if errs[i] != nil && p.cfg.failFast {
-				cancel(errStopped)
-			}
-		})
-	}
-	wg.Wait()
-	for i, id := range requestIDs {
-		out[i] = out[first[id]]
-		if errors.Is(errs[i], errStopped) {
-			errs[i] = nil // the real failure is reported under its own id
-		}
-	}
-	return out, errors.Join(errs...)
+	return nil
 }
 
 // Step polls the request once and says what to do next, without waiting. A

@@ -592,6 +592,99 @@ func TestConcurrencyBound(t *testing.T) {
 	})
 }
 
+func TestWaitAllGoroutinesBoundedByConcurrency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		ids := make([]string, 2000)
+		for i := range ids {
+			ids[i] = fmt.Sprint("r", i)
+			f.on(ids[i], running("5"), running("5"), completed)
+		}
+		before := runtime.NumGoroutine()
+		peak := 0
+		p := f.poller(t, 0, WithProgress(func(Update) { peak = max(peak, runtime.NumGoroutine()) }))
+		start := time.Now()
+		if _, err := p.WaitAll(t.Context(), ids...); err != nil {
+			t.Fatal(err)
+		}
+		if peak-before > DefaultConcurrency {
+			t.Errorf("%d goroutines more during WaitAll over %d ids; want at most %d", peak-before, len(ids), DefaultConcurrency)
+		}
+		if n := len(f.allCalls()); n != 3*len(ids) {
+			t.Errorf("%d polls; want %d", n, 3*len(ids))
+		}
+		if el := time.Since(start); el != 10*time.Second {
+			t.Errorf("took %v; want 10s: every id on its own 5 s schedule", el)
+		}
+	})
+}
+
+func TestWaitAllEarliestDueFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// One poll in flight at a time: whenever several ids are due, the
+		// one due first goes first, and none waits for another's schedule.
+		f := newFake().
+			on("a", running("10"), completed).
+			on("b", seq(repeat(4, running("3")), completed)...)
+		if _, err := f.poller(t, 0, WithConcurrency(1)).WaitAll(t.Context(), "a", "b"); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		start := f.allCalls()[0].at
+		for _, c := range f.allCalls() {
+			got = append(got, fmt.Sprintf("%s@%v", c.id, c.at.Sub(start)))
+		}
+		want := "[a@0s b@0s b@3s b@6s b@9s a@10s b@12s]"
+		if fmt.Sprint(got) != want {
+			t.Errorf("polls %v; want %s", got, want)
+		}
+	})
+}
+
+func TestWaitAllContextEndsQueuedWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().
+			on("a", running("120")).
+			on("b", status(gen.RequestStatusPENDING), reply{status: gen.RequestStatusPENDING, retryAfter: "120"})
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(50*time.Second, cancel)
+		start := time.Now()
+		infos, err := f.poller(t, 0).WaitAll(ctx, "a", "b")
+		if el := time.Since(start); el != 50*time.Second {
+			t.Errorf("returned after %v; want 50s, when ctx was cancelled", el)
+		}
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), `"a"`) || !strings.Contains(err.Error(), `"b"`) ||
+			!strings.Contains(err.Error(), "last status PROCESSING") || !strings.Contains(err.Error(), "last status PENDING") {
+			t.Errorf("err = %v; want both ids cancelled, each with its last status", err)
+		}
+		if infos[0] == nil || infos[1] == nil || infos[1].Status != gen.RequestStatusPENDING {
+			t.Errorf("infos = %v; want the last info of each", infos)
+		}
+	})
+}
+
+func TestWaitAllDeadlinePerID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// b's next poll falls after the deadline: b ends at once, a goes on.
+		f := newFake().
+			on("a", running("30"), completed).
+			on("b", running("600"))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		start := time.Now()
+		infos, err := f.poller(t, 0).WaitAll(ctx, "a", "b")
+		if el := time.Since(start); el != 30*time.Second {
+			t.Errorf("returned after %v; want 30s (a done, b given up at once)", el)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), `"a"`) || len(f.callsFor("b")) != 1 {
+			t.Errorf("err = %v, b polled %d times; want only b's deadline, after one poll", err, len(f.callsFor("b")))
+		}
+		if infos[0].Status != gen.RequestStatusCOMPLETED {
+			t.Errorf("a = %v", infos[0].Status)
+		}
+	})
+}
+
 func TestStepForControllers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake().on("r", running("45"), httpErr(502, "90"), httpErr(502, ""), completed)

@@ -255,8 +255,8 @@ func writeScale(w io.Writer, rs []*result, top []byte) {
 	p("detection. A *wait-concurrency-N* row is the same with `wait.WithConcurrency(N)`.\n\n")
 	p("- *latency*: per id, from its completion to the first answer that showed it.\n")
 	p("- *peak heap*: the largest heap (live and not yet collected objects) sampled every real millisecond and ")
-	p("every virtual second; *heap while all wait*: live heap after a GC at virtual t = 5 s, when every id has its ")
-	p("goroutine; *stacks*: goroutine stacks at that moment.\n")
+	p("every virtual second; *heap while all wait*: live heap after a GC at virtual t = 5 s, when every id is ")
+	p("waiting; *stacks*: goroutine stacks at that moment.\n")
 	p("- *RSS*: the test process's resident set at the start of the run (after returning freed memory to the OS) ")
 	p("and its high-water mark during the run (reset at the start; Linux).\n")
 	p("- *CPU/poll*: user + system CPU time of the whole process during WaitAll over the polls sent: it includes ")
@@ -316,8 +316,9 @@ func writeScale(w io.Writer, rs []*result, top []byte) {
 		p("stacks; the remaining %s MiB or more is the runtime's own (heap spans and stacks freed but not yet returned ", cell(rss-start-mem))
 		p("to the OS, GC metadata)")
 	}
-	p(". The largest single part is the stacks: WaitAll runs one goroutine per id, %s KiB of stack each here.\n",
-		cell(get(big, "stacks-MiB")*1024/get(big, "ids")))
+	p(". WaitAll holds no goroutine per id (peak %s goroutines for %s ids): each waiting id costs about %s KiB of heap ",
+		cell(get(big, "goroutines-peak")), cell(get(big, "ids")), cell(get(big, "heap-waiting-MiB")*1024/get(big, "ids")))
+	p("and no stack.\n")
 	cpu := get(big, "cpu-us/poll")
 	p("- CPU per poll < 50 µs: whole process during the run %s µs: %s", cell(cpu), verdict(cpu < 50))
 	if step != nil && light != nil {
