@@ -62,6 +62,30 @@ func TestContracts(t *testing.T) {
 	}
 }
 
+// TestContractsThroughNewClient runs the success cases again through the
+// front door (tensorpool.NewClient: its auth, retry, body-cap and logging
+// transports and client-side validation) over the same validating engine,
+// so what the front door sends is held to the spec too. The error cases
+// stay with the plain client: the front door refuses some before sending.
+func TestContractsThroughNewClient(t *testing.T) {
+	frontDoor = true
+	t.Cleanup(func() { frontDoor = false })
+	for op, cases := range contracts {
+		for _, c := range cases {
+			if c.want >= 300 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%d %s", op, c.want, c.name), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					if got := c.run(t); got != c.want {
+						t.Errorf("status %d, want %d", got, c.want)
+					}
+				})
+			})
+		}
+	}
+}
+
 // TestEveryOperationHasAContractTest fails, naming the operation, when
 // openapi.json gains an operation without contract cases.
 func TestEveryOperationHasAContractTest(t *testing.T) {

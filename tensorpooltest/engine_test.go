@@ -37,9 +37,16 @@ func TestAPIKey(t *testing.T) {
 		t.Fatal(s.Engine.APIKey())
 	}
 	wantStatus(t, destroy(t, s, "s-1"), 202) // the client sends the configured key
-	for _, h := range []string{"", "my-key", "Bearer " + tensorpooltest.DefaultAPIKey, "Basic my-key", "Bearer my-key2"} {
+	for _, h := range []string{"", "my-key", "Bearer", "Bearer ", "Bearer  my-key", "Bearer my-key ", "Bearer " + tensorpooltest.DefaultAPIKey, "Basic my-key", "Bearer my-key2"} {
 		if status, _ := raw(t, s, "DELETE", "/storage/s-1", "", "", "Authorization", h); status != 403 {
 			t.Errorf("Authorization %q: status %d, want 403", h, status)
+		}
+	}
+	// The scheme is case-insensitive (RFC 9110 §11.1): past auth, an
+	// unknown request id is a 404.
+	for _, h := range []string{"bearer my-key", "BEARER my-key", "Bearer my-key"} {
+		if status, body := raw(t, s, "GET", "/request/info/req_unknown", "", "", "Authorization", h); status != 404 {
+			t.Errorf("Authorization %q: status %d %s, want 404", h, status, body)
 		}
 	}
 }

@@ -35,8 +35,8 @@ type Fault struct {
 	// effects scheduled) before Status or Drop replace the answer: the case
 	// of a gateway timing out on a server that did the work.
 	Process bool
-	// MalformedJSON cuts the operation's JSON answer in half, keeping its
-	// status and Content-Type.
+	// MalformedJSON cuts the JSON answer in half (the operation's, or the
+	// Status answer's), keeping its status and Content-Type.
 	MalformedJSON bool
 	// UnknownStatus replaces the "status" field of the operation's answer
 	// (GET /request/info) with this value, which the spec's enum lacks.
@@ -89,7 +89,7 @@ func (f Fault) result() *result {
 		// The test chose the header's value too, valid or not.
 		res.skipValidation = "Retry-After chosen by an injected fault"
 	}
-	return res
+	return f.mangle(res) // MalformedJSON cuts this body too
 }
 
 // mangle applies the faults that corrupt a normal answer.

@@ -2,6 +2,7 @@ package tensorpooltest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -126,6 +127,19 @@ func TestFaultMalformedJSON(t *testing.T) {
 	resp, err := s.Client.StorageDestroyWithResponse(ctx, "s-1")
 	if err == nil {
 		t.Fatalf("the generated client parsed a malformed body: %d %s", resp.StatusCode(), resp.Body)
+	}
+	if len(s.Engine.Violations()) != 0 {
+		t.Fatal("a deliberately malformed answer was reported as a violation")
+	}
+}
+
+// Status and MalformedJSON together: the injected status with a cut body.
+func TestFaultStatusWithMalformedJSON(t *testing.T) {
+	s := seeded(t)
+	s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Status: 503, RetryAfter: "1", MalformedJSON: true})
+	status, body := raw(t, s, "DELETE", "/storage/s-1", "", "")
+	if status != 503 || json.Valid([]byte(body)) || !strings.HasPrefix(body, `{"detail"`) {
+		t.Fatalf("%d %q: want 503 with half a JSON body", status, body)
 	}
 	if len(s.Engine.Violations()) != 0 {
 		t.Fatal("a deliberately malformed answer was reported as a violation")

@@ -17,11 +17,26 @@ import (
 
 var ctx = context.Background()
 
+// frontDoor makes seeded's Client a tensorpool.NewClient (see
+// TestContractsThroughNewClient). The package's tests do not run in parallel.
+var frontDoor bool
+
 // seeded returns an in-process server with clusters c-1 and c-2 and volume
 // s-1, nothing attached.
 func seeded(t *testing.T, opts ...tensorpooltest.Option) *tensorpooltest.Server {
 	t.Helper()
 	s := tensorpooltest.NewInProcessServer(t, opts...)
+	if frontDoor {
+		c, err := tensorpool.NewClient(
+			tensorpool.WithAPIKey(s.Engine.APIKey()),
+			tensorpool.WithBaseURL(s.URL),
+			tensorpool.WithInsecureHTTP(), // nothing leaves the process
+			tensorpool.WithHTTPClient(s.HTTPClient))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Client = c
+	}
 	s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 	s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-2"})
 	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})

@@ -253,7 +253,14 @@ func (e *Engine) setRetryAfter(res *result, now time.Time) {
 	switch e.raForm {
 	case RetryAfterOmitted:
 	case RetryAfterHTTPDate:
-		res.header.Set("Retry-After", now.Add(e.retryAfter).UTC().Format(http.TimeFormat))
+		// HTTP-dates have whole seconds. The answer's Date is now, truncated
+		// as any server's is, and Retry-After is that Date plus the delay
+		// rounded up, as in the seconds form: a client measuring against
+		// Date (as RFC 9110 §10.2.3 intends) waits at least the delay.
+		date := now.Truncate(time.Second)
+		secs := time.Duration(math.Ceil(e.retryAfter.Seconds())) * time.Second
+		res.header.Set("Date", date.UTC().Format(http.TimeFormat))
+		res.header.Set("Retry-After", date.Add(secs).UTC().Format(http.TimeFormat))
 		res.retryAfterDate = true
 	default:
 		// Guess: a fraction of a second rounds up, never to an earlier poll.

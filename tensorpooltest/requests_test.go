@@ -105,6 +105,25 @@ func TestRetryAfterSecondsRoundUp(t *testing.T) {
 	}
 }
 
+// The HTTP-date form rounds a fraction of a second up, like the seconds
+// form, measured from the answer's Date.
+func TestRetryAfterHTTPDateRoundsUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t, tensorpooltest.WithRetryAfter(1500*time.Millisecond, tensorpooltest.RetryAfterHTTPDate))
+		id := *destroy(t, s, "s-1").JSON202.RequestId
+		time.Sleep(300 * time.Millisecond) // mid-second: Date is truncated
+		h := info(t, s, id).HTTPResponse.Header
+		ra, err1 := http.ParseTime(h.Get("Retry-After"))
+		date, err2 := http.ParseTime(h.Get("Date"))
+		if err1 != nil || err2 != nil {
+			t.Fatalf("Retry-After %q, Date %q", h.Get("Retry-After"), h.Get("Date"))
+		}
+		if !date.Equal(time.Now().Truncate(time.Second)) || ra.Sub(date) != 2*time.Second {
+			t.Fatalf("Date %v, Retry-After %v at %v: want Date = now truncated, Retry-After = Date + 2s", date, ra, time.Now())
+		}
+	})
+}
+
 func TestSetRetryAfterSwitchesForm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := seeded(t)

@@ -49,9 +49,13 @@ type cluster struct {
 	busy string // the id of an attach request in flight to this cluster, or ""
 }
 
-// AddStorage adds a storage volume, replacing any with the same id. It
-// panics if the id does not start with "s-" or names an unknown cluster in
-// AttachedTo: a test's seed data is wrong, not the engine.
+// AddStorage adds a storage volume, replacing any with the same id, and
+// keeps both sides of every attachment in step: the clusters in AttachedTo
+// get the volume, and clusters a replaced volume had but s does not lose it.
+// It panics on seed data that cannot be: an id without the "s-" prefix, an
+// unknown cluster in AttachedTo, a cluster that already holds another volume
+// (a cluster holds at most one), or replacing a volume with a request in
+// flight.
 func (e *Engine) AddStorage(s Storage) {
 	if !strings.HasPrefix(s.ID, "s-") {
 		panic(fmt.Sprintf("tensorpooltest: storage id %q does not start with \"s-\"", s.ID))
@@ -64,28 +68,54 @@ func (e *Engine) AddStorage(s Storage) {
 		if !ok {
 			panic(fmt.Sprintf("tensorpooltest: storage %s attached to unknown cluster %q", s.ID, c))
 		}
-		cl.Storage = s.ID
+		if cl.Storage != "" && cl.Storage != s.ID {
+			panic(fmt.Sprintf("tensorpooltest: storage %s attached to cluster %s, which holds storage %s", s.ID, c, cl.Storage))
+		}
 	}
-	s.AttachedTo = slices.Clone(s.AttachedTo)
-	slices.Sort(s.AttachedTo)
+	if old, ok := e.storages[s.ID]; ok {
+		if old.busy != "" {
+			panic(fmt.Sprintf("tensorpooltest: storage %s replaced while request %s is in flight on it", s.ID, old.busy))
+		}
+		for _, c := range old.AttachedTo {
+			if cl, ok := e.clusters[c]; ok && cl.Storage == s.ID {
+				cl.Storage = ""
+			}
+		}
+	}
+	for _, c := range s.AttachedTo {
+		e.clusters[c].Storage = s.ID
+	}
+	s.AttachedTo = slices.Compact(slices.Sorted(slices.Values(s.AttachedTo)))
 	e.storages[s.ID] = &storage{Storage: s}
 }
 
-// AddCluster adds a cluster, replacing any with the same id. A non-empty
-// Storage must name a volume added before; the volume is attached to it.
+// AddCluster adds a cluster, replacing any with the same id, and keeps both
+// sides of the attachment in step: a non-empty Storage must name a volume
+// added before, which lists the cluster in its AttachedTo; a replaced
+// cluster's former volume no longer does. It panics on an unknown volume or
+// on replacing a cluster with an attach in flight to it.
 func (e *Engine) AddCluster(c Cluster) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.advance(time.Now())
+	var s *storage
 	if c.Storage != "" {
-		s, ok := e.storages[c.Storage]
-		if !ok {
+		var ok bool
+		if s, ok = e.storages[c.Storage]; !ok {
 			panic(fmt.Sprintf("tensorpooltest: cluster %s attached to unknown storage %q", c.ID, c.Storage))
 		}
-		if !slices.Contains(s.AttachedTo, c.ID) {
-			s.AttachedTo = append(s.AttachedTo, c.ID)
-			slices.Sort(s.AttachedTo)
+	}
+	if old, ok := e.clusters[c.ID]; ok {
+		if old.busy != "" {
+			panic(fmt.Sprintf("tensorpooltest: cluster %s replaced while request %s is in flight to it", c.ID, old.busy))
 		}
+		if prev, ok := e.storages[old.Storage]; ok && old.Storage != c.Storage {
+			prev.AttachedTo = slices.DeleteFunc(prev.AttachedTo, func(id string) bool { return id == c.ID })
+		}
+	}
+	if s != nil && !slices.Contains(s.AttachedTo, c.ID) {
+		s.AttachedTo = append(s.AttachedTo, c.ID)
+		slices.Sort(s.AttachedTo)
 	}
 	e.clusters[c.ID] = &cluster{Cluster: c}
 }
@@ -209,8 +239,10 @@ func (e *Engine) storageDestroy(c *call) *result {
 	if len(s.AttachedTo) > 0 {
 		return errorResult(http.StatusConflict, "Storage %s is attached to clusters %s; detach it first", id, strings.Join(s.AttachedTo, ", "))
 	}
-	// Guess: a request in flight (an attach, or an earlier destroy) blocks a
-	// destroy with 409, like "still attached".
+	// Guess: the seed's destroy outcomes have no "not ready", so a volume
+	// still provisioning (NotReady) may be destroyed. A request in flight
+	// (an attach, or an earlier destroy) blocks a destroy with 409, like
+	// "still attached".
 	if s.busy != "" {
 		return errorResult(http.StatusConflict, "Storage %s has a request in progress (%s)", id, s.busy)
 	}
@@ -219,6 +251,8 @@ func (e *Engine) storageDestroy(c *call) *result {
 	r.doneMsg = fmt.Sprintf("Storage %s destroyed", id)
 	s.busy = r.id
 	r.release = func() { s.busy = "" }
+	// Guess: a destroyed volume is gone (404 from then on), not kept in a
+	// "destroyed" state; the seeds show no state field to say otherwise.
 	r.effect = func() {
 		if e.storages[id] == s {
 			delete(e.storages, id)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -28,7 +29,7 @@ var errUnauthorized = errors.New("missing or invalid API key")
 func (e *Engine) validateRequest(ctx context.Context, r *http.Request, rt *route, params map[string]string, body []byte) (*openapi3filter.RequestValidationInput, bool, error) {
 	req := r.Clone(ctx)
 	req.Body = io.NopCloser(bytes.NewReader(body))
-	want := []byte("Bearer " + e.apiKey)
+	key := []byte(e.apiKey)
 	in := &openapi3filter.RequestValidationInput{
 		Request:    req,
 		PathParams: params,
@@ -42,8 +43,14 @@ func (e *Engine) validateRequest(ctx context.Context, r *http.Request, rt *route
 			// Security comes from the spec, so an operation upstream declares
 			// public (e.g. /healthz) needs no key here either.
 			AuthenticationFunc: func(_ context.Context, ai *openapi3filter.AuthenticationInput) error {
-				if ai.SecurityScheme.Type == "http" && strings.EqualFold(ai.SecurityScheme.Scheme, "bearer") &&
-					subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) == 1 {
+				if ai.SecurityScheme.Type != "http" || !strings.EqualFold(ai.SecurityScheme.Scheme, "bearer") {
+					return errUnauthorized
+				}
+				// Guess: FastAPI's HTTPBearer splits the header at its first
+				// space and compares the scheme case-insensitively (RFC 9110
+				// §11.1); the credentials must match exactly.
+				scheme, credentials, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+				if strings.EqualFold(scheme, "bearer") && subtle.ConstantTimeCompare([]byte(credentials), key) == 1 {
 					return nil
 				}
 				return errUnauthorized
@@ -51,9 +58,52 @@ func (e *Engine) validateRequest(ctx context.Context, r *http.Request, rt *route
 		},
 	}
 	err := openapi3filter.ValidateRequest(ctx, in)
+	if extra := undeclaredQuery(in); len(extra) > 0 {
+		var all openapi3.MultiError
+		if !errors.As(err, &all) && err != nil {
+			all = openapi3.MultiError{err}
+		}
+		err = append(all, extra...)
+	}
 	// Not authenticated: no alternative of the security requirements held.
 	var sre *openapi3filter.SecurityRequirementsError
 	return in, !errors.As(err, &sre), err
+}
+
+// errUndeclaredParam marks a query parameter the operation does not declare.
+var errUndeclaredParam = errors.New("not declared by the operation")
+
+// undeclaredQuery returns an error per query parameter the operation (or
+// its path item) does not declare, in the order of the names.
+//
+// Guess: FastAPI ignores undeclared query parameters; the engine answers
+// 422, so that a client sending what the spec does not allow is caught, as
+// for a body on an operation that declares none.
+func undeclaredQuery(in *openapi3filter.RequestValidationInput) openapi3.MultiError {
+	q := in.Request.URL.Query()
+	if len(q) == 0 {
+		return nil
+	}
+	declared := map[string]bool{}
+	for _, ps := range []openapi3.Parameters{in.Route.PathItem.Parameters, in.Route.Operation.Parameters} {
+		for _, p := range ps {
+			if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+				declared[p.Value.Name] = true
+			}
+		}
+	}
+	var errs openapi3.MultiError
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if !declared[name] {
+			errs = append(errs, &openapi3filter.RequestError{
+				Input:     in,
+				Parameter: &openapi3.Parameter{In: openapi3.ParameterInQuery, Name: name},
+				Reason:    "query parameter " + name + " is not declared by the operation",
+				Err:       errUndeclaredParam,
+			})
+		}
+	}
+	return errs
 }
 
 // validationDetail converts openapi3filter's errors into the items of an
@@ -103,6 +153,8 @@ func validationDetail(err error) []validationItem {
 		switch {
 		case errors.Is(re.Err, openapi3filter.ErrInvalidRequired), errors.Is(re.Err, openapi3filter.ErrInvalidEmptyValue):
 			item.Type = "missing"
+		case errors.Is(re.Err, errUndeclaredParam):
+			item.Type = "extra_forbidden" // pydantic's name for an unexpected field
 		case strings.Contains(re.Reason, "header Content-Type"):
 			item.Type = "content_type"
 		case errors.As(re.Err, &pe):

@@ -27,10 +27,15 @@ func TestInvalidRequestsAreRejected(t *testing.T) {
 		{"no body", "application/json", ``, []any{"body"}, "missing"},
 		{"broken JSON", "application/json", `{"storage_id":`, []any{"body"}, "json_invalid"},
 		{"form-encoded", "application/x-www-form-urlencoded", `storage_id=s-1`, []any{"body"}, "content_type"},
+		{"undeclared query parameter?force=1", "application/json", `{"storage_id":"s-1","cluster_ids":["c-1"]}`, []any{"query", "force"}, "extra_forbidden"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := seeded(t)
-			status, body := raw(t, s, "POST", "/storage/attach", tc.contentType, tc.body)
+			path := "/storage/attach"
+			if _, q, ok := strings.Cut(tc.name, "?"); ok {
+				path += "?" + q
+			}
+			status, body := raw(t, s, "POST", path, tc.contentType, tc.body)
 			if status != http.StatusUnprocessableEntity {
 				t.Fatalf("status %d, want 422; body %s", status, body)
 			}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,4 +146,22 @@ func TestQuickstartRealModeAttachesAndWaits(t *testing.T) {
 			t.Fatalf("cluster c-1 has storage %q after the quickstart, want s-1\n%s", c.Storage, out.String())
 		}
 	})
+}
+
+// The quickstart is a program, not a test: package tensorpooltest must give
+// it the engine without linking package testing (or testing/...).
+func TestQuickstartDoesNotLinkTesting(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/tensorpool/tensorpool-go/tensorpooltest") {
+		t.Fatalf("go list -deps does not list tensorpooltest:\n%s", out)
+	}
+	for _, p := range deps {
+		if p == "testing" || strings.HasPrefix(p, "testing/") {
+			t.Errorf("the quickstart links %s", p)
+		}
+	}
 }

@@ -312,9 +312,8 @@ func writeScale(w io.Writer, rs []*result, top []byte) {
 	if rss := get(big, "peak-rss-MiB"); !math.IsNaN(rss) {
 		start := get(big, "start-rss-MiB")
 		p("; peak RSS of the whole test process %s MiB: %s. Of that RSS, %s MiB were resident before the run ", cell(rss), verdict(rss < 100), cell(start))
-		p("(the test binary, the runtime, what earlier runs left), at most %s MiB is the peak heap and %s MiB the goroutine ", cell(get(big, "peak-heap-MiB")), cell(get(big, "stacks-MiB")))
-		p("stacks; the remaining %s MiB or more is the runtime's own (heap spans and stacks freed but not yet returned ", cell(rss-start-mem))
-		p("to the OS, GC metadata)")
+		p("(the test binary, the runtime, what earlier runs left) and the run added %s MiB, for a peak heap of %s MiB and %s MiB ", cell(rss-start), cell(get(big, "peak-heap-MiB")), cell(get(big, "stacks-MiB")))
+		p("of goroutine stacks (the heap reuses pages already resident, so the two need not add up)")
 	}
 	p(". WaitAll holds no goroutine per id (peak %s goroutines for %s ids): each waiting id costs about %s KiB of heap ",
 		cell(get(big, "goroutines-peak")), cell(get(big, "ids")), cell(get(big, "heap-waiting-MiB")*1024/get(big, "ids")))
