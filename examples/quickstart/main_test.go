@@ -74,8 +74,14 @@ func TestQuickstartAnimatesOnATerminal(t *testing.T) {
 		if l, _, _ = strings.Cut(l, "\n"); len([]rune(l)) >= 80 {
 			t.Fatalf("an animated line is %d columns wide, it would wrap on an 80-column terminal: %q", len([]rune(l)), l)
 		}
+		// The server message is what gets cut to fit, never the countdown.
+		if i := strings.Index(l, "next poll in"); i >= 0 && !countdown.MatchString(l[i:]) {
+			t.Fatalf("the countdown was cut: %q", l)
+		}
 	}
 }
+
+var countdown = regexp.MustCompile(`^next poll in \d+\.\ds$`)
 
 func TestQuickstartRealModeNeedsIDs(t *testing.T) {
 	code, _, errOut := runQuickstart(t, env{getenv: func(k string) string {

@@ -123,7 +123,10 @@ func (p *progress) format(r *row, mark string) string {
 	}
 	msg := r.msg
 	if p.tty {
-		room := p.width - 1 - len([]rune(head)) - len([]rune(tail)) - 4
+		room := p.width - 1 - len([]rune(head)) - len([]rune(tail)) - len(` ""`)
+		if tail != "" {
+			room -= len("  ")
+		}
 		if m := []rune(msg); len(m) > room {
 			msg = string(m[:max(room-1, 0)]) + "…"
 		}
