@@ -3,6 +3,7 @@ package tensorpool
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -139,16 +140,13 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 				t.base = doerTransport{c.Client}
 			}
 		}
-		c.Client = hc
+		c.Client = &doer{hc: hc, key: cfg.key, basePath: u.Path, validate: !cfg.noValidation}
 		return nil
 	}
-	genOpts := make([]gen.ClientOption, 0, len(cfg.clientOptions)+len(cfg.editors)+2)
+	genOpts := make([]gen.ClientOption, 0, len(cfg.clientOptions)+len(cfg.editors)+1)
 	genOpts = append(genOpts, cfg.clientOptions...)
 	for _, e := range cfg.editors {
 		genOpts = append(genOpts, gen.WithRequestEditorFn(e))
-	}
-	if !cfg.noValidation {
-		genOpts = append(genOpts, gen.WithRequestEditorFn(validateEditor(func() string { return origin.Path })))
 	}
 	genOpts = append(genOpts, install)
 	c, err := gen.NewClientWithResponses(cfg.baseURL, genOpts...)
@@ -193,8 +191,11 @@ func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 	return u, nil
 }
 
+// isLoopback reports whether host is "localhost" or a loopback IP literal.
+// Not "*.localhost": Go resolves those through /etc/hosts and DNS, which may
+// point anywhere.
 func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)
@@ -224,8 +225,58 @@ func moduleVersion() string {
 	return "devel"
 }
 
+// doer is the gen.HttpRequestDoer NewClient installs. It sees each request
+// after every request editor (the client's and the call's), so validation
+// checks what is really sent; and it scrubs the key from errors, which
+// net/http's *url.Error would otherwise print with the URL.
+type doer struct {
+	hc       *http.Client
+	key      secret
+	basePath string
+	validate bool
+}
+
+// Format implements fmt.Formatter, so that no verb prints the key.
+func (d *doer) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "tensorpool.doer{basePath:%q validate:%t}", d.basePath, d.validate)
+}
+
+// LogValue implements slog.LogValuer, with the key left out.
+func (d *doer) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(d)) }
+
+// Do implements gen.HttpRequestDoer.
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	if d.validate {
+		if err := ValidateRequest(req, d.basePath); err != nil {
+			var ire *InvalidRequestError
+			if errors.As(err, &ire) {
+				ire.Path, ire.Reason = d.key.scrub(ire.Path), d.key.scrub(ire.Reason)
+			}
+			return nil, d.key.scrubError(err)
+		}
+	}
+	resp, err := d.hc.Do(req)
+	return resp, d.key.scrubError(err)
+}
+
 // doerTransport adapts a gen.HttpRequestDoer that is not an *http.Client.
+// Such a doer receives requests that carry the key, so it must not follow
+// redirects itself: if its answer comes from another origin than the one
+// asked, the answer is refused with ErrDoerRedirected.
 type doerTransport struct{ d gen.HttpRequestDoer }
 
+// ErrDoerRedirected is returned when a gen.WithHTTPClient doer that is not
+// an *http.Client followed a redirect to another origin by itself, with the
+// key (see WithClientOptions).
+var ErrDoerRedirected = errors.New("tensorpool: the request doer followed a redirect to another origin itself; it must not follow redirects (use an *http.Client, whose redirects NewClient checks)")
+
 // RoundTrip implements http.RoundTripper.
-func (d doerTransport) RoundTrip(r *http.Request) (*http.Response, error) { return d.d.Do(r) }
+func (d doerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := d.d.Do(r)
+	if err == nil && resp.Request != nil && resp.Request.URL != nil &&
+		!(strings.EqualFold(resp.Request.URL.Scheme, r.URL.Scheme) && strings.EqualFold(resp.Request.URL.Host, r.URL.Host)) {
+		discard(resp)
+		return nil, ErrDoerRedirected
+	}
+	return resp, err
+}

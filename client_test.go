@@ -97,7 +97,13 @@ func TestNewClientBaseURLRules(t *testing.T) {
 		{"https://engine.tensorpool.dev/", false, nil},
 		{"https://example.com:8443/prefix", false, nil},
 		{"http://localhost:8000", false, nil},
-		{"http://api.localhost", false, nil},
+		{"http://LOCALHOST", false, nil},
+		{"http://api.localhost", false, ErrInsecureBaseURL}, // resolved through DNS: may be anywhere
+		{"http://localhost.", false, ErrInsecureBaseURL},
+		{"http://127.0.0.1.evil.com", false, ErrInsecureBaseURL},
+		{"http://[::1%25lo]:8000", false, ErrInsecureBaseURL},
+		{"http://0177.0.0.1", false, ErrInsecureBaseURL},
+		{"http://2130706433", false, ErrInsecureBaseURL},
 		{"http://127.0.0.1:8000", false, nil},
 		{"http://127.1.2.3", false, nil},
 		{"http://[::1]:8000", false, nil},
@@ -183,16 +189,16 @@ func TestWithHTTPClientNotModified(t *testing.T) {
 	if hc.Transport != f || hc.Timeout != 3*time.Second {
 		t.Errorf("caller's client modified: %+v", hc)
 	}
-	inner := c.ClientInterface.(*gen.Client).Client.(*http.Client)
+	inner := httpClientOf(c)
 	if inner == hc || inner.Timeout != 3*time.Second {
 		t.Errorf("timeout %v", inner.Timeout)
 	}
 	c2, _ := NewClient(WithAPIKey(testKey), WithHTTPClient(hc), WithTimeout(time.Second))
-	if got := c2.ClientInterface.(*gen.Client).Client.(*http.Client).Timeout; got != time.Second {
+	if got := httpClientOf(c2).Timeout; got != time.Second {
 		t.Errorf("WithTimeout ignored: %v", got)
 	}
 	c3, _ := NewClient(WithAPIKey(testKey))
-	if got := c3.ClientInterface.(*gen.Client).Client.(*http.Client).Timeout; got != DefaultTimeout {
+	if got := httpClientOf(c3).Timeout; got != DefaultTimeout {
 		t.Errorf("default timeout %v", got)
 	}
 }

@@ -59,10 +59,10 @@ func NewAPIError(resp *http.Response, body []byte) *APIError {
 	var key secret
 	if resp.Request != nil {
 		e.Method = resp.Request.Method
-		if resp.Request.URL != nil {
-			e.Path = resp.Request.URL.Path
-		}
 		key, _ = resp.Request.Context().Value(keyCtxKey{}).(secret)
+		if resp.Request.URL != nil {
+			e.Path = key.scrub(resp.Request.URL.Path)
+		}
 	}
 	if d, ok := retryafter.Parse(resp.Header, time.Now()); ok {
 		e.RetryAfter = d
@@ -71,6 +71,10 @@ func NewAPIError(resp *http.Response, body []byte) *APIError {
 	e.Body = bytes.Clone(body[:min(len(body), maxErrorBody)])
 	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), body)
 	e.Message = key.scrub(e.Message)
+	for i := range e.Details { // decoding may have unescaped a \u-escaped key
+		e.Details[i].Msg = key.scrub(e.Details[i].Msg)
+		e.Details[i].Type = key.scrub(e.Details[i].Type)
+	}
 	return e
 }
 

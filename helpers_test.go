@@ -146,7 +146,7 @@ var bg = context.Background()
 
 // httpClientOf digs the *http.Client NewClient installed out of c.
 func httpClientOf(c *gen.ClientWithResponses) *http.Client {
-	return c.ClientInterface.(*gen.Client).Client.(*http.Client)
+	return c.ClientInterface.(*gen.Client).Client.(*doer).hc
 }
 
 // clientTransport is the front door's transport inside c.

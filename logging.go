@@ -7,14 +7,14 @@ import (
 )
 
 // logAttempt logs one attempt at debug level: never a header or a body, and
-// the key scrubbed from the one free-form attribute, the error.
+// the key scrubbed from the URL and the error.
 func (t *transport) logAttempt(req *http.Request, attempt int, resp *http.Response, err error, took time.Duration) {
 	if t.logger == nil || !t.logger.Enabled(req.Context(), slog.LevelDebug) {
 		return
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("url", req.URL.Redacted()),
+		slog.String("url", t.key.scrub(req.URL.Redacted())),
 		slog.Int("attempt", attempt),
 		slog.Duration("duration", took),
 	}
@@ -33,7 +33,7 @@ func (t *transport) logRetry(req *http.Request, attempt int, reason string, dela
 	}
 	t.logger.LogAttrs(req.Context(), slog.LevelInfo, "tensorpool: retrying",
 		slog.String("method", req.Method),
-		slog.String("url", req.URL.Redacted()),
+		slog.String("url", t.key.scrub(req.URL.Redacted())),
 		slog.Int("attempt", attempt),
 		slog.String("reason", reason),
 		slog.Duration("delay", delay),

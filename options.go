@@ -206,7 +206,11 @@ func WithoutClientValidation() Option {
 // gen.WithBaseURL is honoured like WithBaseURL (the same https rule applies),
 // gen.WithRequestEditorFn like WithRequestEditorFn. A gen.WithHTTPClient doer
 // becomes the layer that carries requests, beneath authentication, retries,
-// the body cap and logging, which it cannot remove.
+// the body cap and logging, which it cannot remove. An *http.Client there
+// gives its Transport (and Jar, CheckRedirect) and NewClient follows
+// redirects; any other doer receives requests carrying the key, so it must
+// not follow redirects itself: an answer from another origin than the one
+// asked fails with ErrDoerRedirected.
 func WithClientOptions(opts ...gen.ClientOption) Option {
 	return func(c *config) error {
 		c.clientOptions = append(c.clientOptions, opts...)

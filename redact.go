@@ -2,8 +2,10 @@ package tensorpool
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 )
 
@@ -59,3 +61,33 @@ func (k secret) scrubBytes(b []byte) []byte {
 	}
 	return bytes.ReplaceAll(b, []byte(k.s), []byte(redacted))
 }
+
+// scrubError returns err unchanged unless its message holds the key; then
+// an error with the key scrubbed: a *url.Error keeps its type (URL and
+// cause scrubbed), anything else becomes a scrubbedError, which still
+// matches errors.Is against the original chain.
+func (k secret) scrubError(err error) error {
+	if err == nil || k.s == "" || !strings.Contains(err.Error(), k.s) {
+		return err
+	}
+	if ue, ok := err.(*url.Error); ok {
+		c := *ue
+		c.URL = k.scrub(c.URL)
+		c.Err = k.scrubError(c.Err)
+		return &c
+	}
+	return &scrubbedError{msg: k.scrub(err.Error()), err: err}
+}
+
+// scrubbedError is an error whose message held the key. It does not
+// unwrap, which would give the key back; Is looks through it.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+// Error implements error.
+func (e *scrubbedError) Error() string { return e.msg }
+
+// Is reports whether the original error matches target (errors.Is).
+func (e *scrubbedError) Is(target error) bool { return errors.Is(e.err, target) }

@@ -62,6 +62,10 @@ func (p RetryPolicy) validate() error {
 func (p RetryPolicy) backoff(n int) time.Duration {
 	d := p.MinBackoff
 	for i := 1; i < n && d < p.MaxBackoff; i++ {
+		if d > p.MaxBackoff/2 {
+			d = p.MaxBackoff // doubling would pass it (or overflow)
+			break
+		}
 		d *= 2
 	}
 	d = min(d, p.MaxBackoff)

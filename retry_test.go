@@ -421,4 +421,11 @@ func TestBackoffBounds(t *testing.T) {
 	if d := (RetryPolicy{}).backoff(3); d != 0 {
 		t.Errorf("zero policy backoff = %v", d)
 	}
+	// Doubling never overflows into a negative wait.
+	huge := RetryPolicy{MinBackoff: time.Second, MaxBackoff: 1<<63 - 1}
+	for n := 1; n <= 100; n++ {
+		if d := huge.backoff(n); d < 0 {
+			t.Fatalf("backoff(%d) = %v with MaxBackoff %v", n, d, huge.MaxBackoff)
+		}
+	}
 }

@@ -259,7 +259,7 @@ func (t *transport) capBody(req *http.Request, resp *http.Response) io.ReadClose
 		return resp.Body
 	}
 	c := &cappedBody{rc: resp.Body, left: t.maxBodyBytes}
-	c.err = &ResponseTooLargeError{Method: req.Method, Path: req.URL.Path, Limit: t.maxBodyBytes}
+	c.err = &ResponseTooLargeError{Method: req.Method, Path: t.key.scrub(req.URL.Path), Limit: t.maxBodyBytes}
 	if resp.ContentLength > t.maxBodyBytes {
 		c.left = -1 // fail at once: the server announced too much
 	}

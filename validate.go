@@ -2,7 +2,6 @@ package tensorpool
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,11 +44,14 @@ const maxValidatedBody = 1 << 20
 //   - POST /storage/attach: storage_id must start with "s-" (the field's
 //     description), and cluster_ids must have exactly one element
 //     (minItems 1, maxItems 1).
-//   - DELETE /storage/{storage_id}: storage_id must start with "s-".
+//   - DELETE /storage/{storage_id}: storage_id must start with "s-". The
+//     operation declares a 400 "Invalid storage ID format" without saying
+//     what the format is; the one the spec states for a storage id is
+//     attach's "must start with 's-'", so it is checked here too.
 //
 // basePath is the base URL's path ("" for DefaultBaseURL). Clients made by
-// NewClient call it on every request (see WithoutClientValidation); the
-// request is then never sent. It reads the body through req.GetBody, or, if
+// NewClient call it on every request, after every request editor (see
+// WithoutClientValidation); a request that fails it is never sent. It reads the body through req.GetBody, or, if
 // there is none, reads it into memory and makes it replayable.
 func ValidateRequest(req *http.Request, basePath string) error {
 	p, ok := strings.CutPrefix(req.URL.EscapedPath(), strings.TrimSuffix(basePath, "/"))
@@ -113,11 +115,4 @@ func requestBody(req *http.Request) ([]byte, error) {
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	req.ContentLength = int64(len(b))
 	return b, nil
-}
-
-// validateEditor is the request editor NewClient installs.
-func validateEditor(basePath func() string) gen.RequestEditorFn {
-	return func(_ context.Context, req *http.Request) error {
-		return ValidateRequest(req, basePath())
-	}
 }

@@ -153,8 +153,15 @@ func TestSpecStatesValidationRules(t *testing.T) {
 	if ci.MinItems == nil || *ci.MinItems != 1 || ci.MaxItems == nil || *ci.MaxItems != 1 {
 		t.Errorf("cluster_ids: minItems %v maxItems %v", ci.MinItems, ci.MaxItems)
 	}
-	if _, ok := doc.Paths["/storage/{storage_id}"]["delete"]; !ok {
+	var del struct {
+		Responses map[string]struct {
+			Description string `json:"description"`
+		} `json:"responses"`
+	}
+	if raw, ok := doc.Paths["/storage/{storage_id}"]["delete"]; !ok {
 		t.Error("DELETE /storage/{storage_id} is gone")
+	} else if json.Unmarshal(raw, &del) != nil || !strings.Contains(del.Responses["400"].Description, "Invalid storage ID format") {
+		t.Errorf("DELETE /storage/{storage_id} no longer declares 400 \"Invalid storage ID format\": %+v", del.Responses)
 	}
 	if _, ok := doc.Paths["/storage/attach"]["post"]; !ok {
 		t.Error("POST /storage/attach is gone")

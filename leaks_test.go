@@ -1,0 +1,124 @@
+package tensorpool
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+// A key that ends up in a URL (a caller passing it where an id belongs) is
+// scrubbed from log lines and from every error: net/http's *url.Error, an
+// *APIError's Path, a *ResponseTooLargeError's Path.
+func TestKeyInURLNeverPrinted(t *testing.T) {
+	t.Run("transport error", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropAfterRequest(w) })
+		buf := &logBuffer{}
+		c := serverClient(t, s, WithMaxRetries(1),
+			WithLogger(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+		_, err := c.GetRequestInfoWithResponse(bg, testKey)
+		if err == nil {
+			t.Fatal("no error from a dropped connection")
+		}
+		noKey(t, "error", err)
+		if strings.Contains(buf.String(), testKey) || !strings.Contains(buf.String(), "/request/info/"+redacted) {
+			t.Errorf("log lines hold the key, or not the scrubbed URL:\n%s", buf.String())
+		}
+		if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "EOF") {
+			t.Errorf("the scrubbed error lost its cause: %v", err)
+		}
+	})
+	t.Run("APIError", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { jsonReply(w, 404, `{"detail":"Not Found"}`) })
+		_, err := Check(serverClient(t, s).GetRequestInfoWithResponse(bg, testKey))
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Path, redacted) {
+			t.Fatalf("err %v, want an *APIError with the key scrubbed from Path", err)
+		}
+		noKey(t, "APIError", apiErr)
+	})
+	t.Run("ResponseTooLargeError", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			jsonReply(w, 200, `{"detail":"`+strings.Repeat("x", 4096)+`"}`)
+		})
+		_, err := serverClient(t, s, WithMaxResponseBytes(1024)).GetRequestInfoWithResponse(bg, testKey)
+		if !errors.Is(err, ErrResponseTooLarge) {
+			t.Fatalf("err %v, want ErrResponseTooLarge", err)
+		}
+		noKey(t, "ResponseTooLargeError", err)
+	})
+}
+
+// scrubError keeps errors.Is working through what it scrubs.
+func TestScrubErrorKeepsIs(t *testing.T) {
+	k := secret{testKey}
+	err := k.scrubError(errors.Join(context.Canceled, errors.New("echo "+testKey)))
+	if strings.Contains(err.Error(), testKey) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("%v: want the key gone and errors.Is(context.Canceled)", err)
+	}
+	if plain := errors.New("no key here"); k.scrubError(plain) != plain {
+		t.Error("an error without the key was replaced")
+	}
+}
+
+// A 422 whose details echo the key JSON-escaped: decoding unescapes it, and
+// the decoded details are scrubbed too.
+func TestValidationDetailsScrubbedAfterDecoding(t *testing.T) {
+	escaped := strings.ReplaceAll(testKey, "t", `\u0074`)
+	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		jsonReply(w, 422, `{"detail":[{"loc":["header","authorization"],"msg":"bad key `+escaped+`","type":"value_error"}]}`)
+	})
+	_, err := Check(serverClient(t, s).GetRequestInfoWithResponse(bg, "req_1"))
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || len(apiErr.Details) != 1 {
+		t.Fatalf("err %v, want an *APIError with one detail", err)
+	}
+	noKey(t, "APIError", apiErr)
+	noKey(t, "APIError.Details", apiErr.Details)
+}
+
+// Validation sees the request as sent: after the call's own request
+// editors, which could otherwise rewrite the body past it.
+func TestValidationAfterPerCallEditors(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+		return reply(r, 202, nil, okBody(r.Method)), nil
+	}}
+	c := fakeClient(t, f)
+	rewrite := func(_ context.Context, r *http.Request) error {
+		b := []byte(`{"storage_id":"x","cluster_ids":[]}`)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+		r.ContentLength = int64(len(b))
+		return nil
+	}
+	_, err := c.StorageAttachWithResponse(bg, attachBody, rewrite)
+	if !errors.Is(err, ErrInvalidRequest) || f.n() != 0 {
+		t.Fatalf("err %v after %d requests, want ErrInvalidRequest and nothing sent", err, f.n())
+	}
+}
+
+// A doer that follows redirects itself (with the key) to another origin:
+// its answer is refused, so the caller learns of it.
+func TestDoerThatFollowsRedirectsIsRefused(t *testing.T) {
+	other := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { jsonReply(w, 200, infoOK) })
+	origin := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+	})
+	c := serverClient(t, origin, WithClientOptions(gen.WithHTTPClient(doerFunc((&http.Client{}).Do))))
+	_, err := c.GetRequestInfoWithResponse(bg, "r-1")
+	if !errors.Is(err, ErrDoerRedirected) {
+		t.Fatalf("err %v, want ErrDoerRedirected", err)
+	}
+	// The same doer without a redirect works.
+	same := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { jsonReply(w, 200, infoOK) })
+	c = serverClient(t, same, WithClientOptions(gen.WithHTTPClient(doerFunc((&http.Client{}).Do))))
+	if resp, err := c.GetRequestInfoWithResponse(bg, "r-1"); err != nil || resp.JSON200 == nil {
+		t.Fatalf("plain call through a doer: %v", err)
+	}
+}
