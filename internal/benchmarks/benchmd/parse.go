@@ -29,6 +29,28 @@ func (r *result) median(unit string) (float64, bool) {
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2, true
 }
 
+// pairedRatio is the median over rounds of r's sample divided by base's
+// sample of the same round, with the smallest and largest such ratio. The
+// rounds of `make bench` run every client back to back, so a change of load
+// on the machine between rounds cancels out of each ratio, which a ratio of
+// medians does not guarantee. ok is false unless both have the same number
+// of samples.
+func pairedRatio(r, base *result, unit string) (median, lo, hi float64, ok bool) {
+	if r == nil || base == nil {
+		return 0, 0, 0, false
+	}
+	a, b := r.samples[unit], base.samples[unit]
+	if len(a) == 0 || len(a) != len(b) {
+		return 0, 0, 0, false
+	}
+	q := &result{samples: map[string][]float64{}}
+	for i := range a {
+		q.samples[unit] = append(q.samples[unit], a[i]/b[i])
+	}
+	median, _ = q.median(unit)
+	return median, slices.Min(q.samples[unit]), slices.Max(q.samples[unit]), true
+}
+
 // parse reads `go test -bench` output (other lines are skipped) and returns
 // the results in order of first appearance.
 func parse(rd io.Reader, into []*result) ([]*result, error) {

@@ -34,3 +34,27 @@ ok  	x	0.6s
 		t.Error("a metric never reported has a median")
 	}
 }
+
+func TestPairedRatio(t *testing.T) {
+	const out = `BenchmarkClientOverhead/loopback/client=handwritten-2 	1	100 ns/op
+BenchmarkClientOverhead/loopback/client=generated-2 	1	105 ns/op
+BenchmarkClientOverhead/loopback/client=handwritten-2 	1	200 ns/op
+BenchmarkClientOverhead/loopback/client=generated-2 	1	220 ns/op
+BenchmarkClientOverhead/loopback/client=handwritten-2 	1	100 ns/op
+BenchmarkClientOverhead/loopback/client=generated-2 	1	102 ns/op
+`
+	rs, err := parse(strings.NewReader(out), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, hw := find(rs, "ClientOverhead/loopback/client=generated"), find(rs, "ClientOverhead/loopback/client=handwritten")
+	// Per round: 1.05, 1.10, 1.02. The ratio of the medians would be 105/100.
+	m, lo, hi, ok := pairedRatio(gen, hw, "ns/op")
+	if !ok || m != 1.05 || lo != 1.02 || hi != 1.1 {
+		t.Errorf("pairedRatio = %v, %v, %v, %v; want 1.05, 1.02, 1.1, true", m, lo, hi, ok)
+	}
+	gen.samples["ns/op"] = gen.samples["ns/op"][:2]
+	if _, _, _, ok := pairedRatio(gen, hw, "ns/op"); ok {
+		t.Error("rounds of different counts paired")
+	}
+}
