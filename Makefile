@@ -27,7 +27,7 @@ quickstart:
 check: check-generated check-format check-vet check-tidy check-consumer check-spec-diff test prism
 
 check-generated:
-	./scripts/check-generated.sh
+	GO='$(GO)' ./scripts/check-generated.sh
 
 check-format:
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
