@@ -30,8 +30,7 @@ check-generated:
 	GO='$(GO)' ./scripts/check-generated.sh
 
 check-format:
-	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
-	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	./scripts/check-format.sh
 
 check-vet:
 	$(GO) vet ./...

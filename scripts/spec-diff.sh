@@ -5,7 +5,8 @@
 #   scripts/spec-diff.sh <file>      <file> vs the working tree
 #   scripts/spec-diff.sh             CI mode: the base is openapi.json before the
 #                                    last commit that changed it (or HEAD, when the
-#                                    working tree changes it); none: say so, pass
+#                                    working tree changes it); none: say so, pass;
+#                                    not a git checkout: fail
 #
 # REV=<file> compares against that file instead of ./openapi.json (update-spec
 # uses it to report on a fetched spec before writing it; REV_LABEL names it).
@@ -29,9 +30,9 @@ oasdiff() { ${GO:-go} run -modfile=tools/oasdiff/go.mod github.com/oasdiff/oasdi
 
 # Pick the base document.
 if [ -z "$base_arg" ]; then
-	if ! git rev-parse --git-dir >/dev/null 2>&1; then
-		echo "spec-diff: not a git checkout and no BASE given; nothing to compare against."
-		exit 0
+	if ! git ls-files --error-unmatch openapi.json >/dev/null 2>&1; then
+		echo >&2 "spec-diff: FAIL: openapi.json is not tracked in a git checkout here, so the gate has no base; run it in a clone, or give BASE (a git ref or file)."
+		exit 2
 	fi
 	if ! git diff --quiet HEAD -- openapi.json 2>/dev/null; then
 		base_arg=HEAD

@@ -63,3 +63,29 @@ func TestCheckGenerated(t *testing.T) {
 	commitAll(t, dir, "a hand-written file in gen")
 	expectMake(t, dir, "check-generated", false, "a committed hand-written file in gen/", "Only in gen: stray.go")
 }
+
+// The checks that list files with git fail, rather than pass on nothing,
+// outside a git checkout; check-format fails on an unformatted file.
+func TestChecksNeedAGitCheckout(t *testing.T) {
+	skipIfSlowOrNested(t)
+	dir := copyRepo(t)
+	expectMake(t, dir, "check-format", true, "a clean tree")
+	writeFile(t, filepath.Join(dir, "unformatted.go"), "package tensorpool\nvar  x = 1\n")
+	expectMake(t, dir, "check-format", false, "an unformatted file", "unformatted.go")
+
+	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "unformatted.go")); err != nil {
+		t.Fatal(err)
+	}
+	// GIT_CEILING_DIRECTORIES: the temporary directory must not be taken for
+	// part of a repository above it.
+	ceiling := "GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)
+	for _, target := range []string{"check-format", "check-spec-diff", "check-generated"} {
+		out, err := run(t, dir, []string{ceiling}, "make", target)
+		if err == nil {
+			t.Errorf("make %s passes outside a git checkout:\n%s", target, out)
+		}
+	}
+}
