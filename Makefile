@@ -33,7 +33,7 @@ check-format:
 	./scripts/check-format.sh
 
 check-vet:
-	$(GO) vet ./...
+	GO='$(GO)' MODULES='$(MODULES)' ./scripts/check-vet.sh
 
 check-tidy:
 	@for m in $(MODULES); do echo "go mod tidy -diff ($$m)"; (cd $$m && $(GO) mod tidy -diff) || exit 1; done

@@ -89,3 +89,12 @@ func TestChecksNeedAGitCheckout(t *testing.T) {
 		}
 	}
 }
+
+// check-vet vets every module with Go packages, the consumer stand-in too.
+func TestCheckVetCoversEveryModule(t *testing.T) {
+	skipIfSlowOrNested(t)
+	dir := copyRepo(t)
+	writeFile(t, filepath.Join(dir, "internal", "testdata", "consumer", "vet.go"),
+		"package main\n\nimport \"fmt\"\n\nfunc init() { fmt.Printf(\"%d\\n\", \"not a number\") }\n")
+	expectMake(t, dir, "check-vet", false, "a vet finding in internal/testdata/consumer", "vet.go")
+}
