@@ -5,8 +5,9 @@
 #   scripts/spec-diff.sh <file>      <file> vs the working tree
 #   scripts/spec-diff.sh             CI mode: the base is openapi.json before the
 #                                    last commit that changed it (or HEAD, when the
-#                                    working tree changes it); none: say so, pass;
-#                                    not a git checkout: fail
+#                                    working tree changes it); none: say so, pass
+#                                    (a shallow clone: warn, pass); not a git
+#                                    checkout: fail
 #
 # REV=<file> compares against that file instead of ./openapi.json (update-spec
 # uses it to report on a fetched spec before writing it; REV_LABEL names it).
@@ -45,7 +46,7 @@ if [ -z "$base_arg" ]; then
 		fi
 		if ! git cat-file -e "$last^:openapi.json" 2>/dev/null; then
 			if [ "$(git rev-parse --is-shallow-repository)" = true ] && ! git cat-file -e "$last^" 2>/dev/null; then
-				echo "spec-diff: shallow clone (history stops at $(git rev-parse --short "$last")), so the previous version of openapi.json is not here; nothing to compare against. 'git fetch --unshallow' to run the gate."
+				echo >&2 "spec-diff: WARNING: gate NOT run: shallow clone (history stops at $(git rev-parse --short "$last")), so the previous version of openapi.json is not here. Run 'git fetch --unshallow', then this again."
 			else
 				echo "spec-diff: openapi.json was added by $(git rev-parse --short "$last") and never changed since; nothing to compare against."
 			fi
