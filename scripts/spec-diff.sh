@@ -89,7 +89,7 @@ if ! oasdiff changelog "${flags[@]}" "$tmp/before/openapi.json" "$rev"; then
 	echo >&2 "spec-diff: oasdiff cannot compare the two documents (above)."
 	exit 2
 fi
-echo "== Breaking changes not acknowledged in $ack"
+echo "== Breaking changes not acknowledged in $ack (errors fail the gate, warnings do not)"
 if ! oasdiff breaking "${flags[@]}" --err-ignore "$tmp/ack" --fail-on ERR "$tmp/before/openapi.json" "$rev"; then
 	echo >&2 "spec-diff: FAIL: breaking changes above. If the Go client and its users can live with them, acknowledge each in $ack (one line each, with a reason); otherwise keep the old spec."
 	exit 1
