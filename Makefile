@@ -27,14 +27,13 @@ quickstart:
 check: check-generated check-format check-vet check-tidy check-consumer check-spec-diff test prism
 
 check-generated:
-	./scripts/check-generated.sh
+	GO='$(GO)' ./scripts/check-generated.sh
 
 check-format:
-	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
-	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	./scripts/check-format.sh
 
 check-vet:
-	$(GO) vet ./...
+	GO='$(GO)' MODULES='$(MODULES)' ./scripts/check-vet.sh
 
 check-tidy:
 	@for m in $(MODULES); do echo "go mod tidy -diff ($$m)"; (cd $$m && $(GO) mod tidy -diff) || exit 1; done

@@ -26,10 +26,42 @@ func TestOpenAPIDocumentIsValid31(t *testing.T) {
 	if !doc.IsOpenAPI31OrLater() {
 		t.Fatalf("openapi.json declares %q; the vendored upstream spec is OpenAPI 3.1", doc.OpenAPI)
 	}
-	// Validate switches to the JSON Schema 2020-12 rules for 3.1 documents
-	// (kin-openapi >= v0.150.0 no longer falls back to the 3.0 validator).
-	if err := doc.Validate(context.Background(), openapi3.EnableMultiError()); err != nil {
+	if err := validate(doc); err != nil {
 		t.Fatalf("openapi.json is not a valid OpenAPI 3.1 document:\n%v", err)
+	}
+}
+
+// validate is how the tests validate a document. Validate switches to the
+// 3.1 rules for 3.1 documents (kin-openapi >= v0.150.0; older versions fall
+// back to the 3.0 validator, which TestOpenAPIValidatorApplies31Rules catches).
+func validate(doc *openapi3.T) error {
+	return doc.Validate(context.Background(), openapi3.EnableMultiError())
+}
+
+// Schemas on which the 3.0 and 3.1 rules disagree: the validator must judge
+// a 3.1 document by 3.1 rules, or TestOpenAPIDocumentIsValid31 proves less
+// than it says (kin-openapi v0.142.0 fails the first case, and a 3.0
+// validator the others).
+func TestOpenAPIValidatorApplies31Rules(t *testing.T) {
+	for _, c := range []struct {
+		schema string
+		valid  bool
+	}{
+		{`{"type":"integer","minimum":5,"exclusiveMinimum":true}`, false}, // 3.0's boolean form
+		{`{"type":"integer","exclusiveMinimum":5}`, true},
+		{`{"type":["string","null"]}`, true},
+	} {
+		for _, version := range []string{"3.1.0", "3.0.3"} {
+			valid := c.valid == (version == "3.1.0") // every case flips under 3.0
+			doc, err := openapi3.NewLoader().LoadFromData([]byte(`{"openapi":"` + version + `",
+				"info":{"title":"x","version":"1"},"paths":{},"components":{"schemas":{"S":` + c.schema + `}}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validate(doc); (err == nil) != valid {
+				t.Errorf("OpenAPI %s schema %s: valid=%v, want %v (err: %v)", version, c.schema, err == nil, valid, err)
+			}
+		}
 	}
 }
 

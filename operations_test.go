@@ -60,7 +60,7 @@ func clientRoutes(t *testing.T) map[string]sentRequest {
 				args = append(args, reflect.ValueOf(io.Reader(strings.NewReader("{}"))))
 			case in.Kind() == reflect.String:
 				s := reflect.New(in).Elem()
-				s.SetString(fmt.Sprintf("p%d", j))
+				s.SetString(fmt.Sprintf("placeholder-%d", j)) // unlike any literal segment
 				args = append(args, s)
 			default:
 				args = append(args, reflect.Zero(in))
@@ -81,25 +81,72 @@ func clientRoutes(t *testing.T) map[string]sentRequest {
 
 var pathParam = regexp.MustCompile(`\{[^}/]+\}`)
 
+// routePattern matches the paths a path template stands for: its literal
+// text exactly, each {param} as one non-empty segment (or part of one),
+// anchored at both ends.
+func routePattern(template string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	last := 0
+	for _, loc := range pathParam.FindAllStringIndex(template, -1) {
+		b.WriteString(regexp.QuoteMeta(template[last:loc[0]]))
+		b.WriteString(`[^/]+`)
+		last = loc[1]
+	}
+	b.WriteString(regexp.QuoteMeta(template[last:]))
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}
+
+// implementations maps each operation of doc ("METHOD /template") to the
+// client methods that send its route. Like a router, a route that several
+// templates match counts for the one with the fewest parameters only, so
+// GET /x/list never stands in for a missing GET /x/{id}.
+func implementations(doc *openapi3.T, routes map[string]sentRequest) map[string][]string {
+	type template struct {
+		op     string
+		method string
+		re     *regexp.Regexp
+		params int
+	}
+	var templates []template
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			templates = append(templates, template{method + " " + path, method, routePattern(path), len(pathParam.FindAllString(path, -1))})
+		}
+	}
+	sort.Slice(templates, func(i, j int) bool {
+		if templates[i].params != templates[j].params {
+			return templates[i].params < templates[j].params
+		}
+		return templates[i].op < templates[j].op
+	})
+	impl := map[string][]string{}
+	for name, r := range routes {
+		for _, tm := range templates {
+			if tm.method == r.method && tm.re.MatchString(r.path) {
+				impl[tm.op] = append(impl[tm.op], name)
+				break
+			}
+		}
+	}
+	return impl
+}
+
 // missingOperations lists the operations of doc that no generated method
 // sends, and those whose ClientWithResponses twin is absent.
 func missingOperations(doc *openapi3.T, routes map[string]sentRequest) []string {
 	withResponses := reflect.TypeFor[*gen.ClientWithResponses]()
+	impl := implementations(doc, routes)
 	var missing []string
 	for path, item := range doc.Paths.Map() {
-		re := regexp.MustCompile("^" + pathParam.ReplaceAllString(path, `[^/]+`) + "$")
 		for method, op := range item.Operations() {
-			var impl []string
-			for name, r := range routes {
-				if r.method == method && re.MatchString(r.path) {
-					impl = append(impl, name)
-				}
-			}
-			if len(impl) == 0 {
+			names := impl[method+" "+path]
+			if len(names) == 0 {
 				missing = append(missing, fmt.Sprintf("%s %s (operationId %q)", method, path, op.OperationID))
 				continue
 			}
-			for _, name := range impl {
+			for _, name := range names {
 				if _, ok := withResponses.MethodByName(name + "WithResponse"); !ok {
 					missing = append(missing, fmt.Sprintf("%s %s: gen.ClientWithResponses has no %sWithResponse", method, path, name))
 				}
@@ -131,5 +178,32 @@ func TestCoverageCheckNamesAnUncoveredOperation(t *testing.T) {
 	want := `POST /storage/{storage_id}/detach (operationId "storage_detach")`
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("missingOperations = %q, want [%q]", got, want)
+	}
+}
+
+// A route counts only for the operation whose template it matches exactly
+// and most specifically.
+func TestCoverageMatchesRoutesExactly(t *testing.T) {
+	doc := &openapi3.T{}
+	for _, p := range []string{"/x/list", "/x/{id}", "/a.b/{id}", "/files/{name}.json", "/y/{id}"} {
+		doc.AddOperation(p, http.MethodGet, &openapi3.Operation{Responses: openapi3.NewResponses()})
+	}
+	routes := map[string]sentRequest{
+		"ListX":    {http.MethodGet, "/x/list"},        // not GET /x/{id}
+		"Dotted":   {http.MethodGet, "/axb/p1"},        // not /a.b/{id}: the dot is literal
+		"File":     {http.MethodGet, "/files/p1.json"}, // a parameter inside a segment
+		"EmptyY":   {http.MethodGet, "/y/"},            // a parameter is never empty
+		"DeeperY":  {http.MethodGet, "/y/p1/extra"},    // anchored at the end
+		"PrefixY":  {http.MethodGet, "/v1/y/p1"},       // and at the start
+		"PostList": {http.MethodPost, "/x/list"},       // the method counts
+	}
+	got := implementations(doc, routes)
+	want := map[string][]string{"GET /x/list": {"ListX"}, "GET /files/{name}.json": {"File"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("implementations = %v, want %v", got, want)
+	}
+	routes["X"] = sentRequest{http.MethodGet, "/x/p1"}
+	if got := implementations(doc, routes)["GET /x/{id}"]; !reflect.DeepEqual(got, []string{"X"}) {
+		t.Errorf("GET /x/p1 implements GET /x/{id} through %v, want [X]", got)
 	}
 }

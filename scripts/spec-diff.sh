@@ -6,6 +6,8 @@
 #   scripts/spec-diff.sh             CI mode: the base is openapi.json before the
 #                                    last commit that changed it (or HEAD, when the
 #                                    working tree changes it); none: say so, pass
+#                                    (a shallow clone: warn, pass); not a git
+#                                    checkout: fail
 #
 # REV=<file> compares against that file instead of ./openapi.json (update-spec
 # uses it to report on a fetched spec before writing it; REV_LABEL names it).
@@ -29,9 +31,9 @@ oasdiff() { ${GO:-go} run -modfile=tools/oasdiff/go.mod github.com/oasdiff/oasdi
 
 # Pick the base document.
 if [ -z "$base_arg" ]; then
-	if ! git rev-parse --git-dir >/dev/null 2>&1; then
-		echo "spec-diff: not a git checkout and no BASE given; nothing to compare against."
-		exit 0
+	if ! git ls-files --error-unmatch openapi.json >/dev/null 2>&1; then
+		echo >&2 "spec-diff: FAIL: openapi.json is not tracked in a git checkout here, so the gate has no base; run it in a clone, or give BASE (a git ref or file)."
+		exit 2
 	fi
 	if ! git diff --quiet HEAD -- openapi.json 2>/dev/null; then
 		base_arg=HEAD
@@ -44,7 +46,7 @@ if [ -z "$base_arg" ]; then
 		fi
 		if ! git cat-file -e "$last^:openapi.json" 2>/dev/null; then
 			if [ "$(git rev-parse --is-shallow-repository)" = true ] && ! git cat-file -e "$last^" 2>/dev/null; then
-				echo "spec-diff: shallow clone (history stops at $(git rev-parse --short "$last")), so the previous version of openapi.json is not here; nothing to compare against. 'git fetch --unshallow' to run the gate."
+				echo >&2 "spec-diff: WARNING: gate NOT run: shallow clone (history stops at $(git rev-parse --short "$last")), so the previous version of openapi.json is not here. Run 'git fetch --unshallow', then this again."
 			else
 				echo "spec-diff: openapi.json was added by $(git rev-parse --short "$last") and never changed since; nothing to compare against."
 			fi
@@ -87,7 +89,7 @@ if ! oasdiff changelog "${flags[@]}" "$tmp/before/openapi.json" "$rev"; then
 	echo >&2 "spec-diff: oasdiff cannot compare the two documents (above)."
 	exit 2
 fi
-echo "== Breaking changes not acknowledged in $ack"
+echo "== Breaking changes not acknowledged in $ack (errors fail the gate, warnings do not)"
 if ! oasdiff breaking "${flags[@]}" --err-ignore "$tmp/ack" --fail-on ERR "$tmp/before/openapi.json" "$rev"; then
 	echo >&2 "spec-diff: FAIL: breaking changes above. If the Go client and its users can live with them, acknowledge each in $ack (one line each, with a reason); otherwise keep the old spec."
 	exit 1

@@ -10,11 +10,11 @@ import (
 )
 
 // A spec update that adds a RequestStatus or RequestType value is downgraded
-// to info in openapi.severity-levels.txt because the client already running
+// to warn in openapi.severity-levels.txt because the client already running
 // in production must decode it. This is that promise, checked against the
 // generated client: unknown enum values and unknown properties decode
-// without error, and Valid reports the value as unknown so that callers
-// (the wait package) can treat it as not terminal.
+// without error, and Valid reports the value as unknown so that callers can
+// tell (wait.Wait ends with wait.ErrUnknownStatus on it).
 func TestUnknownEnumValuesDecode(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet || r.URL.Path != "/request/info/r-1" {

@@ -1,0 +1,75 @@
+package readmecheck
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var firstBlock = regexp.MustCompile("(?s)```[a-z]*\n(.*?)```")
+
+// commands returns the lines of a shell text with comments and surrounding
+// blanks removed, empty ones dropped.
+func commands(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if i := strings.Index(l, "#"); i >= 0 {
+			l = l[:i]
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// runsCommand reports whether script has cmd as a command line of its own.
+func runsCommand(script, cmd string) bool {
+	for _, l := range commands(script) {
+		if l == cmd {
+			return true
+		}
+	}
+	return false
+}
+
+// The README's first code block holds the two commands a newcomer runs: the
+// main job, then the test command. CI must run that test command.
+func TestCIRunsTheReadmeTestCommand(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := firstBlock.FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no code block")
+	}
+	cmds := commands(string(m[1]))
+	if len(cmds) != 2 {
+		t.Fatalf("README.md's first code block has %d commands %q, want 2: the main job, then the test command", len(cmds), cmds)
+	}
+	test := cmds[1]
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !runsCommand(string(ci), test) {
+		t.Errorf(".ci/run does not run the README's test command %q on a line of its own", test)
+	}
+}
+
+func TestRunsCommandNeedsTheExactCommand(t *testing.T) {
+	for script, want := range map[string]bool{
+		"set -e\nmake check\n":                true,
+		"\tmake check # the README command\n": true,
+		"# make check\nmake test\n":           false,
+		"make check-format\n":                 false,
+		"echo make check\n":                   false,
+	} {
+		if got := runsCommand(script, "make check"); got != want {
+			t.Errorf("runsCommand(%q, \"make check\") = %v, want %v", script, got, want)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package specgrowth
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeTools returns the environment for running .ci/run with stand-ins for
+// make (it records its arguments instead of running the checks), apt-get,
+// sudo, gcc, npm and node, plus the given extra scripts (name -> body), and
+// the file the fakes log to. git and go stay real.
+func fakeTools(t *testing.T, extra map[string]string) (env []string, logFile string) {
+	t.Helper()
+	bin := t.TempDir()
+	logFile = filepath.Join(bin, "calls.log")
+	scripts := map[string]string{
+		"make":    `echo "make $*" >>"$CI_FAKE_LOG"; exit "${CI_FAKE_MAKE_STATUS:-0}"`,
+		"apt-get": `echo "apt-get $*" >>"$CI_FAKE_LOG"`,
+		"sudo":    `exec "$@"`,
+		"gcc":     `exit 0`,
+		"npm":     `exit 0`,
+		"node":    `echo v18.20.4`,
+	}
+	for name, body := range extra {
+		scripts[name] = body
+	}
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "CI_FAKE_LOG=" + logFile}, logFile
+}
+
+func makeCalls(t *testing.T, logFile string) []string {
+	t.Helper()
+	b, err := os.ReadFile(logFile)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.HasPrefix(l, "make ") {
+			calls = append(calls, l)
+		}
+	}
+	return calls
+}
+
+// shallowClone makes a repository with two commits (the last one changing
+// openapi.json) and returns a --depth 1 clone of it.
+func shallowClone(t *testing.T) string {
+	t.Helper()
+	src := copyRepo(t)
+	writeFile(t, filepath.Join(src, "openapi.json"), string(editSpec(t, src, addEnumValue)))
+	commitAll(t, src, "new enum value")
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, t.TempDir(), "clone", "-q", "--depth", "1", "file://"+src, clone)
+	if got := strings.TrimSpace(git(t, clone, "rev-parse", "--is-shallow-repository")); got != "true" {
+		t.Fatalf("the clone is not shallow (%s)", got)
+	}
+	return clone
+}
+
+const shallowWarning = "WARNING: shallow clone and 'git fetch --unshallow' failed"
+
+// .ci/run deepens a shallow clone so that the spec-diff gate has a base, and
+// runs exactly `make check`.
+func TestCIRunUnshallows(t *testing.T) {
+	skipIfSlowOrNested(t)
+	clone := shallowClone(t)
+	env, logFile := fakeTools(t, nil)
+	out := mustRun(t, clone, env, "./.ci/run")
+	if got := strings.TrimSpace(git(t, clone, "rev-parse", "--is-shallow-repository")); got != "false" {
+		t.Errorf(".ci/run left the clone shallow:\n%s", out)
+	}
+	if strings.Contains(out, "WARNING") {
+		t.Errorf(".ci/run warns although it could deepen the clone:\n%s", out)
+	}
+	if calls := makeCalls(t, logFile); len(calls) != 1 || calls[0] != "make check" {
+		t.Errorf(".ci/run ran %q, want [make check]", calls)
+	}
+}
+
+// When the clone cannot be deepened, .ci/run still runs make check (we do not
+// choose how CI clones) but warns before and after it, and the gate warns too.
+func TestCIRunWarnsOnAShallowClone(t *testing.T) {
+	skipIfSlowOrNested(t)
+	clone := shallowClone(t)
+	git(t, clone, "remote", "set-url", "origin", "file://"+filepath.Join(t.TempDir(), "gone"))
+	env, logFile := fakeTools(t, nil)
+	out := mustRun(t, clone, env, "./.ci/run")
+	if n := strings.Count(out, shallowWarning); n != 2 {
+		t.Errorf(".ci/run prints the shallow-clone warning %d times, want 2 (before and after make check):\n%s", n, out)
+	}
+	if calls := makeCalls(t, logFile); len(calls) != 1 || calls[0] != "make check" {
+		t.Errorf(".ci/run ran %q, want [make check]", calls)
+	}
+	out, err := run(t, clone, append(env, "CI_FAKE_MAKE_STATUS=3"), "./.ci/run")
+	if err == nil || strings.Count(out, shallowWarning) != 2 {
+		t.Errorf(".ci/run with a failing make check: err=%v, want a failure and the warning twice:\n%s", err, out)
+	}
+
+	out = mustRun(t, clone, nil, "make", "check-spec-diff")
+	if !strings.Contains(out, "spec-diff: WARNING: gate NOT run: shallow clone") {
+		t.Errorf("check-spec-diff on a shallow clone does not warn:\n%s", out)
+	}
+}
+
+// .ci/run stops early, saying why, outside a git work tree and with a Go
+// older than tools/oasdiff needs.
+func TestCIRunRefuses(t *testing.T) {
+	skipIfSlowOrNested(t)
+	ci := readFile(t, filepath.Join(repoRoot(t), ".ci", "run"))
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".ci", "run"), string(ci))
+	if err := os.Chmod(filepath.Join(dir, ".ci", "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env, logFile := fakeTools(t, nil)
+	env = append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
+	out, err := run(t, dir, env, "./.ci/run")
+	if err == nil || !strings.Contains(out, "is not a git work tree") {
+		t.Errorf(".ci/run outside a git work tree: err=%v\n%s", err, out)
+	}
+
+	git(t, dir, "init", "-q")
+	env, logFile = fakeTools(t, map[string]string{"go": `[ "$*" = "env GOVERSION" ] && echo go1.25.3`})
+	out, err = run(t, dir, env, "./.ci/run")
+	if err == nil || !strings.Contains(out, "go1.25.3 is too old: Go >= 1.26 is needed") {
+		t.Errorf(".ci/run with Go 1.25: err=%v\n%s", err, out)
+	}
+	if calls := makeCalls(t, logFile); len(calls) != 0 {
+		t.Errorf(".ci/run ran %q after refusing", calls)
+	}
+}
