@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -70,6 +71,7 @@ func New(opts ...Option) *Engine {
 	if err != nil {
 		panic(err)
 	}
+	c.lifecycle = slices.Clone(c.lifecycle) // the caller's slice may change
 	if err := c.lifecycle.check(); err != nil {
 		panic(err)
 	}

@@ -19,7 +19,8 @@ type config struct {
 func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
 
 // WithLifecycle sets the lifecycle of asynchronous requests that have none
-// queued with QueueLifecycles. The default is DefaultLifecycle.
+// queued with QueueLifecycles. The default is DefaultLifecycle. New keeps a
+// copy of l.
 func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = l } }
 
 // WithRetryAfter sets the Retry-After header GET /request/info sends while a

@@ -106,22 +106,27 @@ func (l Lifecycle) end(start time.Time) time.Time {
 
 // QueueLifecycles sets the lifecycles of the next asynchronous requests the
 // engine creates, in order, one each; later requests get the engine's
-// default (WithLifecycle). It panics on a malformed lifecycle.
+// default (WithLifecycle). It panics on a malformed lifecycle. The engine
+// keeps copies: changing ls afterwards changes nothing.
 func (e *Engine) QueueLifecycles(ls ...Lifecycle) {
-	for _, l := range ls {
-		if err := l.check(); err != nil {
+	own := make([]Lifecycle, len(ls))
+	for i, l := range ls {
+		own[i] = slices.Clone(l)
+		if err := own[i].check(); err != nil {
 			panic(err)
 		}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.queued = append(e.queued, ls...)
+	e.queued = append(e.queued, own...)
 }
 
 // SetLifecycle replaces the lifecycle of an existing request, counted from
 // the request's creation. It reports whether the request exists and had not
 // already reached its terminal status; it panics on a malformed lifecycle.
+// The engine keeps a copy of l.
 func (e *Engine) SetLifecycle(requestID string, l Lifecycle) bool {
+	l = slices.Clone(l)
 	if err := l.check(); err != nil {
 		panic(err)
 	}

@@ -155,3 +155,46 @@ func TestRetryAfterOmitted(t *testing.T) {
 	}
 	t.Fatalf("status %s, want PENDING", resp.JSON200.Status)
 }
+
+// The engine keeps its own copy of every lifecycle it is given: a caller
+// changing its slice afterwards (here: the terminal phase made
+// non-terminal) changes nothing, and races with nothing.
+func TestLifecyclesAreCopied(t *testing.T) {
+	for name, tc := range map[string]struct {
+		opt           func(l tensorpooltest.Lifecycle) tensorpooltest.Option
+		before, after func(t *testing.T, s *tensorpooltest.Server, l tensorpooltest.Lifecycle)
+	}{
+		"WithLifecycle": {opt: tensorpooltest.WithLifecycle},
+		"QueueLifecycles": {before: func(_ *testing.T, s *tensorpooltest.Server, l tensorpooltest.Lifecycle) {
+			s.Engine.QueueLifecycles(l)
+		}},
+		"SetLifecycle": {after: func(t *testing.T, s *tensorpooltest.Server, l tensorpooltest.Lifecycle) {
+			if !s.Engine.SetLifecycle("req_000001", l) {
+				t.Fatal("SetLifecycle returned false")
+			}
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := tensorpooltest.Succeed(0, time.Second)
+				opt := tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, time.Hour))
+				if tc.opt != nil {
+					opt = tc.opt(l)
+				}
+				s := seeded(t, opt)
+				if tc.before != nil {
+					tc.before(t, s, l)
+				}
+				id := *destroy(t, s, "s-1").JSON202.RequestId
+				if tc.after != nil {
+					tc.after(t, s, l)
+				}
+				l[2].Status = gen.RequestStatusPROCESSING
+				time.Sleep(time.Second)
+				if st := info(t, s, id).JSON200.Status; st != gen.RequestStatusCOMPLETED {
+					t.Fatalf("status %s after the caller changed its slice, want COMPLETED", st)
+				}
+			})
+		})
+	}
+}
