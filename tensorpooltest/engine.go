@@ -121,15 +121,16 @@ func (e *Engine) report(v Violation) {
 
 // Calls returns how many requests reached the operation op ("METHOD /path",
 // e.g. "GET /request/info/{request_id}", or its operationId), faults
-// included. Retries are counted one by one.
+// included. Retries are counted one by one. Like InjectFault, it panics if
+// the document has no such operation, so a misspelt op cannot pass for an
+// operation never called.
 func (e *Engine) Calls(op string) int {
+	keys := e.spec.keys("Calls", op)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n := 0
-	for _, r := range e.spec.routes {
-		if r.matchesOp(op) {
-			n += e.calls[r.key]
-		}
+	for _, k := range keys {
+		n += e.calls[k]
 	}
 	return n
 }

@@ -19,8 +19,8 @@ type Fault struct {
 	// request's context cancels the wait.
 	Latency time.Duration
 	// Status, if not 0, answers with this status (for example 429, 500, 502
-	// or 503) and a {"detail": ...} JSON body instead of the operation's
-	// answer.
+	// or 503) instead of the operation's answer: an error status, 400 to 599,
+	// with a {"detail": ...} JSON body.
 	Status int
 	// RetryAfter is sent verbatim as the Retry-After header of a Status
 	// answer, if not empty: "3", an HTTP-date, or anything a test needs.
@@ -47,18 +47,21 @@ type Fault struct {
 // says. op is a "METHOD /path" key as in the OpenAPI document (e.g.
 // "POST /storage/attach") or an operationId. Faults queue: a later
 // InjectFault on the same operation acts after the earlier ones are used up.
-// It panics if the document has no such operation.
+// It panics if the document has no such operation, on a negative n, and on a
+// Status outside 400-599.
+//
+// Guess: only error statuses make sense as an injected fault; a 1xx would be
+// an informational answer to net/http, and a 2xx or 3xx with an error body
+// would be no fault the API could show.
 func (e *Engine) InjectFault(op string, n int, f Fault) {
-	var key string
-	for _, r := range e.spec.routes {
-		if r.matchesOp(op) {
-			key = r.key
-			break
-		}
+	keys := e.spec.keys("InjectFault", op)
+	if n < 0 {
+		panic(fmt.Sprintf("tensorpooltest: InjectFault: negative count %d", n))
 	}
-	if key == "" {
-		panic(fmt.Sprintf("tensorpooltest: InjectFault: no operation %q in the OpenAPI document", op))
+	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+		panic(fmt.Sprintf("tensorpooltest: InjectFault: Status %d is not an error status (400-599)", f.Status))
 	}
+	key := keys[0]
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for range n {

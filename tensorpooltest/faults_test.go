@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -167,4 +168,38 @@ func TestInjectFaultUnknownOperationPanics(t *testing.T) {
 		}
 	}()
 	tensorpooltest.New().InjectFault("POST /nope", 1, tensorpooltest.Fault{Status: 500})
+}
+
+// A Status net/http cannot write as an error answer (WriteHeader(42)
+// panics in the handler) is refused when the fault is injected.
+func TestInjectFaultRefusesNonErrorStatuses(t *testing.T) {
+	for _, status := range []int{42, 100, 103, 200, 204, 302, 399, 600} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			defer wantPanic(t, "Status "+strconv.Itoa(status)+" is not an error status")
+			tensorpooltest.New().InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: status})
+		})
+	}
+	for _, status := range []int{400, 599} {
+		s := tensorpooltest.NewServer(t)
+		s.Engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{Status: status})
+		wantStatus(t, info(t, s, "req_1"), status)
+	}
+}
+
+func TestInjectFaultRefusesANegativeCount(t *testing.T) {
+	defer wantPanic(t, "negative count -1")
+	tensorpooltest.New().InjectFault("POST /storage/attach", -1, tensorpooltest.Fault{Status: 500})
+}
+
+// Calls refuses an operation the document lacks, as InjectFault does: a
+// misspelt name must not pass for an operation that was never called.
+func TestCallsUnknownOperationPanics(t *testing.T) {
+	e := tensorpooltest.New()
+	for _, op := range []string{"storage_destroy", "DELETE /storage/{storage_id}", "delete /storage/{storage_id}"} {
+		if n := e.Calls(op); n != 0 {
+			t.Fatalf("Calls(%q) = %d on a new engine", op, n)
+		}
+	}
+	defer wantPanic(t, `Calls: no operation "storage_destory"`)
+	e.Calls("storage_destory")
 }

@@ -148,6 +148,21 @@ func (r *route) opName() string {
 	return r.key
 }
 
+// keys returns the keys of the operations op names (see matchesOp), in
+// matching order. It panics, naming the caller fn, if there are none.
+func (s *spec) keys(fn, op string) []string {
+	var keys []string
+	for _, r := range s.routes {
+		if r.matchesOp(op) {
+			keys = append(keys, r.key)
+		}
+	}
+	if len(keys) == 0 {
+		panic(fmt.Sprintf("tensorpooltest: %s: no operation %q in the OpenAPI document", fn, op))
+	}
+	return keys
+}
+
 // matchesOp reports whether op (a "METHOD /path" key or an operationId)
 // names r.
 func (r *route) matchesOp(op string) bool {
