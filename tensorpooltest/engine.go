@@ -95,8 +95,9 @@ func New(opts ...Option) *Engine {
 func (e *Engine) APIKey() string { return e.apiKey }
 
 // SetRetryAfter changes the Retry-After header of later GET /request/info
-// answers (see WithRetryAfter).
+// answers (see WithRetryAfter). It panics on a negative d or an unknown form.
 func (e *Engine) SetRetryAfter(d time.Duration, form RetryAfterForm) {
+	checkRetryAfter("SetRetryAfter", d, form)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.retryAfter, e.raForm = d, form

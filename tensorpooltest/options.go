@@ -1,6 +1,9 @@
 package tensorpooltest
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // An Option configures an Engine.
 type Option func(*config)
@@ -31,8 +34,20 @@ func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = 
 //
 // Guess: the seeds give no value; 2 seconds is the official CLI's fallback
 // when the header is absent.
+//
+// It panics on a negative d or an unknown form.
 func WithRetryAfter(d time.Duration, form RetryAfterForm) Option {
+	checkRetryAfter("WithRetryAfter", d, form)
 	return func(c *config) { c.retryAfter, c.raForm = d, form }
+}
+
+func checkRetryAfter(fn string, d time.Duration, form RetryAfterForm) {
+	if d < 0 {
+		panic(fmt.Sprintf("tensorpooltest: %s: negative delay %v", fn, d))
+	}
+	if form < RetryAfterSeconds || form > RetryAfterOmitted {
+		panic(fmt.Sprintf("tensorpooltest: %s: unknown RetryAfterForm %d", fn, form))
+	}
 }
 
 // WithViolationHandler sets a function that receives every response that

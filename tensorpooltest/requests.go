@@ -3,7 +3,6 @@ package tensorpooltest
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -263,15 +262,24 @@ func (e *Engine) setRetryAfter(res *result, now time.Time) {
 		// rounded up, as in the seconds form: a client measuring against
 		// Date (as RFC 9110 §10.2.3 intends) waits at least the delay.
 		date := now.Truncate(time.Second)
-		secs := time.Duration(math.Ceil(e.retryAfter.Seconds())) * time.Second
 		res.header.Set("Date", date.UTC().Format(http.TimeFormat))
-		res.header.Set("Retry-After", date.Add(secs).UTC().Format(http.TimeFormat))
+		at := date.Add(time.Duration(ceilSeconds(e.retryAfter)-1) * time.Second).Add(time.Second) // no overflow
+		res.header.Set("Retry-After", at.UTC().Format(http.TimeFormat))
 		res.retryAfterDate = true
 	default:
 		// Guess: a fraction of a second rounds up, never to an earlier poll.
-		secs := int64(math.Ceil(e.retryAfter.Seconds()))
-		res.header.Set("Retry-After", strconv.FormatInt(secs, 10))
+		res.header.Set("Retry-After", strconv.FormatInt(ceilSeconds(e.retryAfter), 10))
 	}
+}
+
+// ceilSeconds is d (not negative) in whole seconds, rounded up, without the
+// float rounding or overflow of math.Ceil(d.Seconds()) near the maximum.
+func ceilSeconds(d time.Duration) int64 {
+	secs := int64(d / time.Second)
+	if d%time.Second != 0 {
+		secs++
+	}
+	return secs
 }
 
 func nullable(s string) any {

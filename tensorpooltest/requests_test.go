@@ -198,3 +198,47 @@ func TestLifecyclesAreCopied(t *testing.T) {
 		})
 	}
 }
+
+func TestRetryAfterMisusePanics(t *testing.T) {
+	for name, tc := range map[string]struct {
+		f    func()
+		want string
+	}{
+		"WithRetryAfter negative": {func() { tensorpooltest.WithRetryAfter(-3*time.Second, tensorpooltest.RetryAfterSeconds) }, "WithRetryAfter: negative delay -3s"},
+		"SetRetryAfter negative":  {func() { tensorpooltest.New().SetRetryAfter(-time.Nanosecond, tensorpooltest.RetryAfterHTTPDate) }, "SetRetryAfter: negative delay -1ns"},
+		"WithRetryAfter form":     {func() { tensorpooltest.WithRetryAfter(time.Second, 7) }, "unknown RetryAfterForm 7"},
+		"SetRetryAfter form":      {func() { tensorpooltest.New().SetRetryAfter(time.Second, -1) }, "unknown RetryAfterForm -1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer wantPanic(t, tc.want)
+			tc.f()
+		})
+	}
+}
+
+// The HTTP-date is Date plus the delay rounded up to whole seconds: never
+// before Date, never short of the delay measured from Date, whatever the
+// delay and the instant within the second.
+func TestRetryAfterHTTPDateBounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 1<<62)))
+		id := *destroy(t, s, "s-1").JSON202.RequestId
+		for _, d := range []time.Duration{0, 1, time.Second, time.Second + 1, 90 * time.Minute, 1<<63 - 1} {
+			for _, into := range []time.Duration{0, 999 * time.Millisecond} {
+				time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + into)))
+				s.Engine.SetRetryAfter(d, tensorpooltest.RetryAfterHTTPDate)
+				h := info(t, s, id).HTTPResponse.Header
+				ra, _ := http.ParseTime(h.Get("Retry-After"))
+				date, _ := http.ParseTime(h.Get("Date"))
+				gotSecs := ra.Unix() - date.Unix()
+				wantSecs := int64(d / time.Second) // in seconds: the largest d rounded up overflows a Duration
+				if d%time.Second != 0 {
+					wantSecs++
+				}
+				if gotSecs != wantSecs || !date.Equal(time.Now().Truncate(time.Second)) {
+					t.Errorf("delay %v at +%v into the second: Retry-After %q is Date %q + %ds, want + %ds", d, into, h.Get("Retry-After"), h.Get("Date"), gotSecs, wantSecs)
+				}
+			}
+		}
+	})
+}
