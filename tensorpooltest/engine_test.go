@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,4 +80,22 @@ func TestConcurrentClients(t *testing.T) {
 	if s.Engine.Calls("storage_attach") != n || s.Engine.Calls("GET /request/info/{request_id}") != 3*n {
 		t.Fatalf("Calls: %d attach, %d info", s.Engine.Calls("storage_attach"), s.Engine.Calls("GET /request/info/{request_id}"))
 	}
+}
+
+// An empty key would let a bare "Authorization: Bearer" in; a key with
+// surrounding blanks or control characters could never be sent. The panic
+// does not repeat the key.
+func TestWithAPIKeyRefusesKeysNoClientCanSend(t *testing.T) {
+	for _, key := range []string{"", " secret", "secret ", "sec\tret", "sec\nret", "secret\x00"} {
+		t.Run(strconv.Quote(key), func(t *testing.T) {
+			defer func() {
+				r, _ := recover().(string)
+				if !strings.Contains(r, "WithAPIKey: the key is empty") || (key != "" && strings.Contains(r, strings.TrimSpace(key))) {
+					t.Fatalf("panic %q", r)
+				}
+			}()
+			tensorpooltest.WithAPIKey(key)
+		})
+	}
+	tensorpooltest.WithAPIKey("with inner space") // sendable: the engine cuts at the first blank only
 }

@@ -2,7 +2,9 @@ package tensorpooltest
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // An Option configures an Engine.
@@ -18,8 +20,16 @@ type config struct {
 }
 
 // WithAPIKey sets the API key the engine accepts as "Authorization: Bearer
-// <key>". The default is DefaultAPIKey.
-func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+// <key>". The default is DefaultAPIKey. It panics on a key no client could
+// send: empty (a bare "Bearer" would then pass), with surrounding blanks
+// (net/http trims them) or with control characters. The panic message
+// never contains the key.
+func WithAPIKey(key string) Option {
+	if key == "" || strings.TrimSpace(key) != key || strings.ContainsFunc(key, unicode.IsControl) {
+		panic("tensorpooltest: WithAPIKey: the key is empty, has surrounding blanks or control characters")
+	}
+	return func(c *config) { c.apiKey = key }
+}
 
 // WithLifecycle sets the lifecycle of asynchronous requests that have none
 // queued with QueueLifecycles. The default is DefaultLifecycle. New keeps a
