@@ -151,6 +151,9 @@ type result struct {
 	skipValidation string
 	// retryAfterDate marks a Retry-After sent as an HTTP-date.
 	retryAfterDate bool
+	// exemptRetryAfter leaves Retry-After, present or not, out of response
+	// validation.
+	exemptRetryAfter bool
 }
 
 // jsonResult is a JSON response. v must marshal.

@@ -20,7 +20,13 @@ type Fault struct {
 	Latency time.Duration
 	// Status, if not 0, answers with this status (for example 429, 500, 502
 	// or 503) instead of the operation's answer: an error status, 400 to 599,
-	// with a {"detail": ...} JSON body.
+	// with a {"detail": ...} JSON body (for 422, an HTTPValidationError).
+	//
+	// The answer is validated like any other, except for what the test chose:
+	// a status the operation does not declare is not reported (nor is
+	// anything about such an answer, unless the operation has a default
+	// response), and neither is Retry-After, sent or not. For a declared
+	// status, the engine's body and the other headers must conform.
 	Status int
 	// RetryAfter is sent verbatim as the Retry-After header of a Status
 	// answer, if not empty: "3", an HTTP-date, or anything a test needs.
@@ -81,17 +87,19 @@ func (e *Engine) takeFault(key string) (Fault, bool) {
 
 // result is a Status fault's answer.
 func (f Fault) result() *result {
-	res := errorResult(f.Status, "injected fault: %d %s", f.Status, http.StatusText(f.Status))
+	msg := fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status))
+	res := errorResult(f.Status, "%s", msg)
+	if f.Status == http.StatusUnprocessableEntity {
+		// The shape every operation declares for 422.
+		res = jsonResult(f.Status, map[string]any{"detail": []validationItem{{Loc: []any{"body"}, Msg: msg, Type: "value_error"}}})
+	}
 	if f.RetryAfter != "" {
 		res.header.Set("Retry-After", f.RetryAfter)
 	}
-	// Validated like any answer, except that the status is the test's
-	// choice: 429, 502 and 503 are declared by no operation.
+	// The status is the test's choice (429, 502 and 503 are declared by no
+	// operation), and so is Retry-After, valid or not, sent or not.
 	res.undeclared = "status chosen by an injected fault"
-	if f.RetryAfter != "" {
-		// The test chose the header's value too, valid or not.
-		res.skipValidation = "Retry-After chosen by an injected fault"
-	}
+	res.exemptRetryAfter = true
 	return f.mangle(res) // MalformedJSON cuts this body too
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,4 +203,54 @@ func TestCallsUnknownOperationPanics(t *testing.T) {
 	}
 	defer wantPanic(t, `Calls: no operation "storage_destory"`)
 	e.Calls("storage_destory")
+}
+
+// A fault's 422 has the HTTPValidationError shape every operation declares,
+// so it conforms.
+func TestFault422IsAnHTTPValidationError(t *testing.T) {
+	s := seeded(t) // a violation fails the test
+	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: 422, RetryAfter: "1"})
+	resp := attach(t, s, "s-1", "c-1")
+	wantStatus(t, resp, 422)
+	if resp.JSON422 == nil || len(*resp.JSON422.Detail) != 1 {
+		t.Fatalf("422 body %s", resp.Body)
+	}
+}
+
+// A Status fault's answer is validated: for a status the operation
+// declares, the engine's body must conform; Retry-After, sent or not, is the
+// test's choice and never reported.
+func TestFaultAnswersAreValidated(t *testing.T) {
+	doc := specWith(t, func(doc map[string]any) {
+		responses := obj(obj(obj(obj(doc["paths"])["/storage/{storage_id}"])["delete"])["responses"])
+		responses["503"] = map[string]any{
+			"description": "Overloaded",
+			"headers": map[string]any{"Retry-After": map[string]any{
+				"required": true, "schema": map[string]any{"type": "integer"},
+			}},
+			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
+				"type": "object", "required": []any{"retry_in"},
+			}}},
+		}
+	})
+	for _, retryAfter := range []string{"", "7", "Sun, 06 Nov 1994 08:49:37 GMT"} {
+		t.Run(retryAfter, func(t *testing.T) {
+			e := tensorpooltest.New(tensorpooltest.WithSpec(doc))
+			e.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+			e.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Status: 503, RetryAfter: retryAfter})
+			e.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Status: 502, RetryAfter: retryAfter})
+			for _, want := range []int{503, 502} {
+				req := httptest.NewRequest("DELETE", "/storage/s-1", nil)
+				w := httptest.NewRecorder()
+				e.ServeHTTP(w, req)
+				if w.Code != want {
+					t.Fatalf("status %d, want %d", w.Code, want)
+				}
+			}
+			v := e.Violations()
+			if len(v) != 1 || v[0].Status != 503 || !strings.Contains(v[0].Error(), "retry_in") || strings.Contains(v[0].Error(), "Retry-After") {
+				t.Fatalf("violations %v, want one: the 503 body lacks retry_in (and nothing about Retry-After or the undeclared 502)", v)
+			}
+		})
+	}
 }
