@@ -62,7 +62,8 @@ func checkRetryAfter(fn string, d time.Duration, form RetryAfterForm) {
 
 // WithViolationHandler sets a function that receives every response that
 // does not conform to the OpenAPI document. NewServer wires it to t.Errorf.
-// Violations are also kept (see Violations).
+// Violations are also kept (see Violations). f runs in the goroutine that
+// sent the request, so it may be called concurrently.
 func WithViolationHandler(f func(Violation)) Option {
 	return func(c *config) { c.onViolation = f }
 }
