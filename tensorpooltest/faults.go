@@ -54,11 +54,8 @@ type Fault struct {
 // "POST /storage/attach") or an operationId. Faults queue: a later
 // InjectFault on the same operation acts after the earlier ones are used up.
 // It panics if the document has no such operation, on a negative n, and on a
-// Status outside 400-599.
-//
-// Guess: only error statuses make sense as an injected fault; a 1xx would be
-// an informational answer to net/http, and a 2xx or 3xx with an error body
-// would be no fault the API could show.
+// Status outside 400-599 (net/http treats a 1xx as informational, and a 2xx
+// or 3xx with an error body is no fault the API could show).
 func (e *Engine) InjectFault(op string, n int, f Fault) {
 	keys := e.spec.keys("InjectFault", op)
 	if n < 0 {
