@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -70,6 +71,7 @@ func New(opts ...Option) *Engine {
 	if err != nil {
 		panic(err)
 	}
+	c.lifecycle = slices.Clone(c.lifecycle) // the caller's slice may change
 	if err := c.lifecycle.check(); err != nil {
 		panic(err)
 	}
@@ -93,8 +95,9 @@ func New(opts ...Option) *Engine {
 func (e *Engine) APIKey() string { return e.apiKey }
 
 // SetRetryAfter changes the Retry-After header of later GET /request/info
-// answers (see WithRetryAfter).
+// answers (see WithRetryAfter). It panics on a negative d or an unknown form.
 func (e *Engine) SetRetryAfter(d time.Duration, form RetryAfterForm) {
+	checkRetryAfter("SetRetryAfter", d, form)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.retryAfter, e.raForm = d, form
@@ -119,15 +122,16 @@ func (e *Engine) report(v Violation) {
 
 // Calls returns how many requests reached the operation op ("METHOD /path",
 // e.g. "GET /request/info/{request_id}", or its operationId), faults
-// included. Retries are counted one by one.
+// included. Retries are counted one by one. Like InjectFault, it panics if
+// the document has no such operation, so a misspelt op cannot pass for an
+// operation never called.
 func (e *Engine) Calls(op string) int {
+	keys := e.spec.keys("Calls", op)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n := 0
-	for _, r := range e.spec.routes {
-		if r.matchesOp(op) {
-			n += e.calls[r.key]
-		}
+	for _, k := range keys {
+		n += e.calls[k]
 	}
 	return n
 }
@@ -147,6 +151,9 @@ type result struct {
 	skipValidation string
 	// retryAfterDate marks a Retry-After sent as an HTTP-date.
 	retryAfterDate bool
+	// exemptRetryAfter leaves Retry-After, present or not, out of response
+	// validation.
+	exemptRetryAfter bool
 }
 
 // jsonResult is a JSON response. v must marshal.

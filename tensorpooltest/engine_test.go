@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -78,5 +79,65 @@ func TestConcurrentClients(t *testing.T) {
 	wg.Wait()
 	if s.Engine.Calls("storage_attach") != n || s.Engine.Calls("GET /request/info/{request_id}") != 3*n {
 		t.Fatalf("Calls: %d attach, %d info", s.Engine.Calls("storage_attach"), s.Engine.Calls("GET /request/info/{request_id}"))
+	}
+}
+
+// An empty key would let a bare "Authorization: Bearer" in; a key with
+// surrounding blanks or control characters could never be sent. The panic
+// does not repeat the key.
+func TestWithAPIKeyRefusesKeysNoClientCanSend(t *testing.T) {
+	for _, key := range []string{"", " secret", "secret ", "sec\tret", "sec\nret", "secret\x00"} {
+		t.Run(strconv.Quote(key), func(t *testing.T) {
+			defer func() {
+				r, _ := recover().(string)
+				if !strings.Contains(r, "WithAPIKey: the key is empty") || (key != "" && strings.Contains(r, strings.TrimSpace(key))) {
+					t.Fatalf("panic %q", r)
+				}
+			}()
+			tensorpooltest.WithAPIKey(key)
+		})
+	}
+	tensorpooltest.WithAPIKey("with inner space") // sendable: the engine cuts at the first blank only
+}
+
+// Seeding, scripting and inspecting race with nothing while requests are
+// served (run with -race).
+func TestConcurrentSeedingAndRequests(t *testing.T) {
+	s := tensorpooltest.NewInProcessServer(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, time.Millisecond)))
+	var wg sync.WaitGroup
+	for i := range 4 {
+		id := strconv.Itoa(i)
+		s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-" + id})
+		s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-" + id})
+		wg.Go(func() { // requests
+			for range 5 {
+				resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageId: "s-" + id, ClusterIds: []string{"c-" + id}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if resp.JSON202 != nil {
+					s.Client.GetRequestInfoWithResponse(ctx, (*resp.JSON202.RequestIds)[0])
+				}
+			}
+		})
+		wg.Go(func() { // the test's side
+			for j := range 5 {
+				s.Engine.AddCluster(tensorpooltest.Cluster{ID: "x-" + id + strconv.Itoa(j)})
+				s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-x" + id + strconv.Itoa(j)})
+				s.Engine.Storage("s-" + id)
+				s.Engine.Cluster("c-" + id)
+				s.Engine.SetRetryAfter(time.Duration(j)*time.Second, tensorpooltest.RetryAfterSeconds)
+				s.Engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{Status: 503})
+				s.Engine.QueueLifecycles(tensorpooltest.Succeed(0, 0))
+				s.Engine.SetLifecycle("req_000001", tensorpooltest.Succeed(0, 0))
+				s.Engine.Calls("storage_attach")
+				s.Engine.Violations()
+			}
+		})
+	}
+	wg.Wait()
+	if n := s.Engine.Calls("storage_attach"); n != 20 {
+		t.Fatalf("%d attaches, want 20", n)
 	}
 }

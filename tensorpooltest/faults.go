@@ -19,8 +19,14 @@ type Fault struct {
 	// request's context cancels the wait.
 	Latency time.Duration
 	// Status, if not 0, answers with this status (for example 429, 500, 502
-	// or 503) and a {"detail": ...} JSON body instead of the operation's
-	// answer.
+	// or 503) instead of the operation's answer: an error status, 400 to 599,
+	// with a {"detail": ...} JSON body (for 422, an HTTPValidationError).
+	//
+	// The answer is validated like any other, except for what the test chose:
+	// a status the operation does not declare is not reported (nor is
+	// anything about such an answer, unless the operation has a default
+	// response), and neither is Retry-After, sent or not. For a declared
+	// status, the engine's body and the other headers must conform.
 	Status int
 	// RetryAfter is sent verbatim as the Retry-After header of a Status
 	// answer, if not empty: "3", an HTTP-date, or anything a test needs.
@@ -47,18 +53,18 @@ type Fault struct {
 // says. op is a "METHOD /path" key as in the OpenAPI document (e.g.
 // "POST /storage/attach") or an operationId. Faults queue: a later
 // InjectFault on the same operation acts after the earlier ones are used up.
-// It panics if the document has no such operation.
+// It panics if the document has no such operation, on a negative n, and on a
+// Status outside 400-599 (net/http treats a 1xx as informational, and a 2xx
+// or 3xx with an error body is no fault the API could show).
 func (e *Engine) InjectFault(op string, n int, f Fault) {
-	var key string
-	for _, r := range e.spec.routes {
-		if r.matchesOp(op) {
-			key = r.key
-			break
-		}
+	keys := e.spec.keys("InjectFault", op)
+	if n < 0 {
+		panic(fmt.Sprintf("tensorpooltest: InjectFault: negative count %d", n))
 	}
-	if key == "" {
-		panic(fmt.Sprintf("tensorpooltest: InjectFault: no operation %q in the OpenAPI document", op))
+	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+		panic(fmt.Sprintf("tensorpooltest: InjectFault: Status %d is not an error status (400-599)", f.Status))
 	}
+	key := keys[0]
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for range n {
@@ -78,17 +84,19 @@ func (e *Engine) takeFault(key string) (Fault, bool) {
 
 // result is a Status fault's answer.
 func (f Fault) result() *result {
-	res := errorResult(f.Status, "injected fault: %d %s", f.Status, http.StatusText(f.Status))
+	msg := fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status))
+	res := errorResult(f.Status, "%s", msg)
+	if f.Status == http.StatusUnprocessableEntity {
+		// The shape every operation declares for 422.
+		res = jsonResult(f.Status, map[string]any{"detail": []validationItem{{Loc: []any{"body"}, Msg: msg, Type: "value_error"}}})
+	}
 	if f.RetryAfter != "" {
 		res.header.Set("Retry-After", f.RetryAfter)
 	}
-	// Validated like any answer, except that the status is the test's
-	// choice: 429, 502 and 503 are declared by no operation.
+	// The status is the test's choice (429, 502 and 503 are declared by no
+	// operation), and so is Retry-After, valid or not, sent or not.
 	res.undeclared = "status chosen by an injected fault"
-	if f.RetryAfter != "" {
-		// The test chose the header's value too, valid or not.
-		res.skipValidation = "Retry-After chosen by an injected fault"
-	}
+	res.exemptRetryAfter = true
 	return f.mangle(res) // MalformedJSON cuts this body too
 }
 

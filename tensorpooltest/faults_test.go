@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -167,4 +169,88 @@ func TestInjectFaultUnknownOperationPanics(t *testing.T) {
 		}
 	}()
 	tensorpooltest.New().InjectFault("POST /nope", 1, tensorpooltest.Fault{Status: 500})
+}
+
+// A Status net/http cannot write as an error answer (WriteHeader(42)
+// panics in the handler) is refused when the fault is injected.
+func TestInjectFaultRefusesNonErrorStatuses(t *testing.T) {
+	for _, status := range []int{42, 100, 103, 200, 204, 302, 399, 600} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			defer wantPanic(t, "Status "+strconv.Itoa(status)+" is not an error status")
+			tensorpooltest.New().InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: status})
+		})
+	}
+	for _, status := range []int{400, 599} {
+		s := tensorpooltest.NewServer(t)
+		s.Engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{Status: status})
+		wantStatus(t, info(t, s, "req_1"), status)
+	}
+}
+
+func TestInjectFaultRefusesANegativeCount(t *testing.T) {
+	defer wantPanic(t, "negative count -1")
+	tensorpooltest.New().InjectFault("POST /storage/attach", -1, tensorpooltest.Fault{Status: 500})
+}
+
+// Calls refuses an operation the document lacks, as InjectFault does: a
+// misspelt name must not pass for an operation that was never called.
+func TestCallsUnknownOperationPanics(t *testing.T) {
+	e := tensorpooltest.New()
+	for _, op := range []string{"storage_destroy", "DELETE /storage/{storage_id}", "delete /storage/{storage_id}"} {
+		if n := e.Calls(op); n != 0 {
+			t.Fatalf("Calls(%q) = %d on a new engine", op, n)
+		}
+	}
+	defer wantPanic(t, `Calls: no operation "storage_destory"`)
+	e.Calls("storage_destory")
+}
+
+// A fault's 422 has the HTTPValidationError shape every operation declares,
+// so it conforms.
+func TestFault422IsAnHTTPValidationError(t *testing.T) {
+	s := seeded(t) // a violation fails the test
+	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: 422, RetryAfter: "1"})
+	resp := attach(t, s, "s-1", "c-1")
+	wantStatus(t, resp, 422)
+	if resp.JSON422 == nil || len(*resp.JSON422.Detail) != 1 {
+		t.Fatalf("422 body %s", resp.Body)
+	}
+}
+
+// A Status fault's answer is validated: for a status the operation
+// declares, the engine's body must conform; Retry-After, sent or not, is the
+// test's choice and never reported.
+func TestFaultAnswersAreValidated(t *testing.T) {
+	doc := specWith(t, func(doc map[string]any) {
+		responses := obj(obj(obj(obj(doc["paths"])["/storage/{storage_id}"])["delete"])["responses"])
+		responses["503"] = map[string]any{
+			"description": "Overloaded",
+			"headers": map[string]any{"Retry-After": map[string]any{
+				"required": true, "schema": map[string]any{"type": "integer"},
+			}},
+			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
+				"type": "object", "required": []any{"retry_in"},
+			}}},
+		}
+	})
+	for _, retryAfter := range []string{"", "7", "Sun, 06 Nov 1994 08:49:37 GMT"} {
+		t.Run(retryAfter, func(t *testing.T) {
+			e := tensorpooltest.New(tensorpooltest.WithSpec(doc))
+			e.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+			e.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Status: 503, RetryAfter: retryAfter})
+			e.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Status: 502, RetryAfter: retryAfter})
+			for _, want := range []int{503, 502} {
+				req := httptest.NewRequest("DELETE", "/storage/s-1", nil)
+				w := httptest.NewRecorder()
+				e.ServeHTTP(w, req)
+				if w.Code != want {
+					t.Fatalf("status %d, want %d", w.Code, want)
+				}
+			}
+			v := e.Violations()
+			if len(v) != 1 || v[0].Status != 503 || !strings.Contains(v[0].Error(), "retry_in") || strings.Contains(v[0].Error(), "Retry-After") {
+				t.Fatalf("violations %v, want one: the 503 body lacks retry_in (and nothing about Retry-After or the undeclared 502)", v)
+			}
+		})
+	}
 }

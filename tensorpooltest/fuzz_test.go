@@ -1,6 +1,7 @@
 package tensorpooltest_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -72,6 +73,56 @@ func FuzzStorageDestroyID(f *testing.F) {
 		}
 		if !slices.Contains(ok, resp.StatusCode) {
 			t.Fatalf("status %d for storage id %q", resp.StatusCode, id)
+		}
+	})
+}
+
+// Whole requests are untrusted input: whatever the method, target,
+// Authorization, Content-Type and body, the engine answers (never panics)
+// with a status it can give and a conforming response, and never repeats a
+// credential it refused.
+func FuzzRequest(f *testing.F) {
+	for _, s := range [][5]string{
+		{"POST", "/storage/attach", "Bearer tp-test-key", "application/json", `{"storage_id":"s-1","cluster_ids":["c-1"]}`},
+		{"DELETE", "/storage/s-p", "Bearer tp-test-key", "", ""},
+		{"GET", "/request/info/req_000001", "bearer tp-test-key", "", ""},
+		{"GET", "/request/info/req_000001?x=1&x=2", "Bearer tp-test-key", "", ""},
+		{"GET", "/request/info/%2e%2e", "Bearer tp-test-key", "", ""},
+		{"get", "/storage/attach", "Bearer tp-test-key", "", ""},
+		{"PATCH", "/storage/s-1", "Bearer tp-test-key", "application/json", "{}"},
+		{"DELETE", "/storage/s-1", "Bearer guessed-secret-value", "", ""},
+		{"DELETE", "/storage/s-1", "Basic dXNlcjpwYXNz", "", ""},
+		{"POST", "/storage/attach", "Bearer tp-test-key", "application/json; charset=utf-8", `{"storage_id":"s-1","cluster_ids":["c-x"]}`},
+		{"POST", "/storage/attach", "Bearer tp-test-key", "multipart/form-data; boundary=x", "--x\r\n\r\n--x--"},
+		{"POST", "/storage/attach", "Bearer tp-test-key", "application/json", `{"storage_id":"s-1","cluster_ids":[` + strings.Repeat("[", 200) + `]}`},
+		{"GET", "/nothing/here", "", "", ""},
+	} {
+		f.Add(s[0], s[1], s[2], s[3], s[4])
+	}
+	f.Fuzz(func(t *testing.T, method, target, auth, contentType, body string) {
+		e := fuzzEngine(t)
+		req, err := http.NewRequest(method, tensorpooltest.InProcessURL+target, strings.NewReader(body))
+		if err != nil {
+			t.Skip(err)
+		}
+		req.Header.Set("Authorization", auth)
+		req.Header.Set("Content-Type", contentType)
+		resp, err := e.RoundTrip(req)
+		if err != nil {
+			t.Fatalf("%s %q: %v", method, target, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !slices.Contains([]int{200, 202, 400, 403, 404, 405, 409, 422, 501}, resp.StatusCode) {
+			t.Fatalf("%s %q: status %d: %s", method, target, resp.StatusCode, b)
+		}
+		_, cred, _ := strings.Cut(auth, " ")
+		if resp.StatusCode == 403 && len(cred) >= 8 && !strings.Contains(method+target+contentType+body, cred) {
+			var h strings.Builder
+			resp.Header.Write(&h)
+			if strings.Contains(string(b)+h.String(), cred) {
+				t.Fatalf("the refused credential %q is in the answer: %s %s", cred, h.String(), b)
+			}
 		}
 	})
 }

@@ -1,6 +1,11 @@
 package tensorpooltest
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
 
 // An Option configures an Engine.
 type Option func(*config)
@@ -15,11 +20,20 @@ type config struct {
 }
 
 // WithAPIKey sets the API key the engine accepts as "Authorization: Bearer
-// <key>". The default is DefaultAPIKey.
-func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+// <key>". The default is DefaultAPIKey. It panics on a key no client could
+// send: empty (a bare "Bearer" would then pass), with surrounding blanks
+// (net/http trims them) or with control characters. The panic message
+// never contains the key.
+func WithAPIKey(key string) Option {
+	if key == "" || strings.TrimSpace(key) != key || strings.ContainsFunc(key, unicode.IsControl) {
+		panic("tensorpooltest: WithAPIKey: the key is empty, has surrounding blanks or control characters")
+	}
+	return func(c *config) { c.apiKey = key }
+}
 
 // WithLifecycle sets the lifecycle of asynchronous requests that have none
-// queued with QueueLifecycles. The default is DefaultLifecycle.
+// queued with QueueLifecycles. The default is DefaultLifecycle. New keeps a
+// copy of l.
 func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = l } }
 
 // WithRetryAfter sets the Retry-After header GET /request/info sends while a
@@ -30,13 +44,26 @@ func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = 
 //
 // Guess: the seeds give no value; 2 seconds is the official CLI's fallback
 // when the header is absent.
+//
+// It panics on a negative d or an unknown form.
 func WithRetryAfter(d time.Duration, form RetryAfterForm) Option {
+	checkRetryAfter("WithRetryAfter", d, form)
 	return func(c *config) { c.retryAfter, c.raForm = d, form }
+}
+
+func checkRetryAfter(fn string, d time.Duration, form RetryAfterForm) {
+	if d < 0 {
+		panic(fmt.Sprintf("tensorpooltest: %s: negative delay %v", fn, d))
+	}
+	if form < RetryAfterSeconds || form > RetryAfterOmitted {
+		panic(fmt.Sprintf("tensorpooltest: %s: unknown RetryAfterForm %d", fn, form))
+	}
 }
 
 // WithViolationHandler sets a function that receives every response that
 // does not conform to the OpenAPI document. NewServer wires it to t.Errorf.
-// Violations are also kept (see Violations).
+// Violations are also kept (see Violations). f runs in the goroutine that
+// sent the request, so it may be called concurrently.
 func WithViolationHandler(f func(Violation)) Option {
 	return func(c *config) { c.onViolation = f }
 }

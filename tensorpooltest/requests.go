@@ -3,7 +3,6 @@ package tensorpooltest
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -106,22 +105,27 @@ func (l Lifecycle) end(start time.Time) time.Time {
 
 // QueueLifecycles sets the lifecycles of the next asynchronous requests the
 // engine creates, in order, one each; later requests get the engine's
-// default (WithLifecycle). It panics on a malformed lifecycle.
+// default (WithLifecycle). It panics on a malformed lifecycle. The engine
+// keeps copies: changing ls afterwards changes nothing.
 func (e *Engine) QueueLifecycles(ls ...Lifecycle) {
-	for _, l := range ls {
-		if err := l.check(); err != nil {
+	own := make([]Lifecycle, len(ls))
+	for i, l := range ls {
+		own[i] = slices.Clone(l)
+		if err := own[i].check(); err != nil {
 			panic(err)
 		}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.queued = append(e.queued, ls...)
+	e.queued = append(e.queued, own...)
 }
 
 // SetLifecycle replaces the lifecycle of an existing request, counted from
 // the request's creation. It reports whether the request exists and had not
 // already reached its terminal status; it panics on a malformed lifecycle.
+// The engine keeps a copy of l.
 func (e *Engine) SetLifecycle(requestID string, l Lifecycle) bool {
+	l = slices.Clone(l)
 	if err := l.check(); err != nil {
 		panic(err)
 	}
@@ -258,15 +262,24 @@ func (e *Engine) setRetryAfter(res *result, now time.Time) {
 		// rounded up, as in the seconds form: a client measuring against
 		// Date (as RFC 9110 §10.2.3 intends) waits at least the delay.
 		date := now.Truncate(time.Second)
-		secs := time.Duration(math.Ceil(e.retryAfter.Seconds())) * time.Second
 		res.header.Set("Date", date.UTC().Format(http.TimeFormat))
-		res.header.Set("Retry-After", date.Add(secs).UTC().Format(http.TimeFormat))
+		at := date.Add(time.Duration(ceilSeconds(e.retryAfter)-1) * time.Second).Add(time.Second) // no overflow
+		res.header.Set("Retry-After", at.UTC().Format(http.TimeFormat))
 		res.retryAfterDate = true
 	default:
 		// Guess: a fraction of a second rounds up, never to an earlier poll.
-		secs := int64(math.Ceil(e.retryAfter.Seconds()))
-		res.header.Set("Retry-After", strconv.FormatInt(secs, 10))
+		res.header.Set("Retry-After", strconv.FormatInt(ceilSeconds(e.retryAfter), 10))
 	}
+}
+
+// ceilSeconds is d (not negative) in whole seconds, rounded up, without the
+// float rounding or overflow of math.Ceil(d.Seconds()) near the maximum.
+func ceilSeconds(d time.Duration) int64 {
+	secs := int64(d / time.Second)
+	if d%time.Second != 0 {
+		secs++
+	}
+	return secs
 }
 
 func nullable(s string) any {

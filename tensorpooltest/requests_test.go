@@ -155,3 +155,90 @@ func TestRetryAfterOmitted(t *testing.T) {
 	}
 	t.Fatalf("status %s, want PENDING", resp.JSON200.Status)
 }
+
+// The engine keeps its own copy of every lifecycle it is given: a caller
+// changing its slice afterwards (here: the terminal phase made
+// non-terminal) changes nothing, and races with nothing.
+func TestLifecyclesAreCopied(t *testing.T) {
+	for name, tc := range map[string]struct {
+		opt           func(l tensorpooltest.Lifecycle) tensorpooltest.Option
+		before, after func(t *testing.T, s *tensorpooltest.Server, l tensorpooltest.Lifecycle)
+	}{
+		"WithLifecycle": {opt: tensorpooltest.WithLifecycle},
+		"QueueLifecycles": {before: func(_ *testing.T, s *tensorpooltest.Server, l tensorpooltest.Lifecycle) {
+			s.Engine.QueueLifecycles(l)
+		}},
+		"SetLifecycle": {after: func(t *testing.T, s *tensorpooltest.Server, l tensorpooltest.Lifecycle) {
+			if !s.Engine.SetLifecycle("req_000001", l) {
+				t.Fatal("SetLifecycle returned false")
+			}
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := tensorpooltest.Succeed(0, time.Second)
+				opt := tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, time.Hour))
+				if tc.opt != nil {
+					opt = tc.opt(l)
+				}
+				s := seeded(t, opt)
+				if tc.before != nil {
+					tc.before(t, s, l)
+				}
+				id := *destroy(t, s, "s-1").JSON202.RequestId
+				if tc.after != nil {
+					tc.after(t, s, l)
+				}
+				l[2].Status = gen.RequestStatusPROCESSING
+				time.Sleep(time.Second)
+				if st := info(t, s, id).JSON200.Status; st != gen.RequestStatusCOMPLETED {
+					t.Fatalf("status %s after the caller changed its slice, want COMPLETED", st)
+				}
+			})
+		})
+	}
+}
+
+func TestRetryAfterMisusePanics(t *testing.T) {
+	for name, tc := range map[string]struct {
+		f    func()
+		want string
+	}{
+		"WithRetryAfter negative": {func() { tensorpooltest.WithRetryAfter(-3*time.Second, tensorpooltest.RetryAfterSeconds) }, "WithRetryAfter: negative delay -3s"},
+		"SetRetryAfter negative":  {func() { tensorpooltest.New().SetRetryAfter(-time.Nanosecond, tensorpooltest.RetryAfterHTTPDate) }, "SetRetryAfter: negative delay -1ns"},
+		"WithRetryAfter form":     {func() { tensorpooltest.WithRetryAfter(time.Second, 7) }, "unknown RetryAfterForm 7"},
+		"SetRetryAfter form":      {func() { tensorpooltest.New().SetRetryAfter(time.Second, -1) }, "unknown RetryAfterForm -1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer wantPanic(t, tc.want)
+			tc.f()
+		})
+	}
+}
+
+// The HTTP-date is Date plus the delay rounded up to whole seconds: never
+// before Date, never short of the delay measured from Date, whatever the
+// delay and the instant within the second.
+func TestRetryAfterHTTPDateBounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 1<<62)))
+		id := *destroy(t, s, "s-1").JSON202.RequestId
+		for _, d := range []time.Duration{0, 1, time.Second, time.Second + 1, 90 * time.Minute, 1<<63 - 1} {
+			for _, into := range []time.Duration{0, 999 * time.Millisecond} {
+				time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + into)))
+				s.Engine.SetRetryAfter(d, tensorpooltest.RetryAfterHTTPDate)
+				h := info(t, s, id).HTTPResponse.Header
+				ra, _ := http.ParseTime(h.Get("Retry-After"))
+				date, _ := http.ParseTime(h.Get("Date"))
+				gotSecs := ra.Unix() - date.Unix()
+				wantSecs := int64(d / time.Second) // in seconds: the largest d rounded up overflows a Duration
+				if d%time.Second != 0 {
+					wantSecs++
+				}
+				if gotSecs != wantSecs || !date.Equal(time.Now().Truncate(time.Second)) {
+					t.Errorf("delay %v at +%v into the second: Retry-After %q is Date %q + %ds, want + %ds", d, into, h.Get("Retry-After"), h.Get("Date"), gotSecs, wantSecs)
+				}
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 
 	"github.com/tensorpool/tensorpool-go/gen"
 )
@@ -39,7 +40,7 @@ type Server struct {
 
 // NewServer starts an engine on a loopback httptest server and returns it
 // with a client. Responses that violate the OpenAPI document fail the test
-// (t.Errorf); the server is closed when the test ends.
+// (t.Errorf) until it ends; the server is closed when it ends.
 //
 // Inside a testing/synctest bubble, use NewInProcessServer: sockets are not
 // durably blocking, so fake time cannot advance while a request is in flight.
@@ -60,8 +61,26 @@ func NewInProcessServer(t TB, opts ...Option) *Server {
 	return newServer(t, e, InProcessURL, e.HTTPClient())
 }
 
+// violationsFail reports violations with t.Errorf until the test's cleanups
+// are done (NewServer's cleanup waits for requests in flight, whose
+// violations are still reported). Later ones, from a request that outlives
+// the test, are only kept (Engine.Violations): testing panics on a report
+// after the test completed.
 func violationsFail(t TB) Option {
-	return WithViolationHandler(func(v Violation) { t.Errorf("%v", v) })
+	var mu sync.Mutex
+	done := false
+	t.Cleanup(func() { // registered first, so it runs last
+		mu.Lock()
+		defer mu.Unlock()
+		done = true
+	})
+	return WithViolationHandler(func(v Violation) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			t.Errorf("%v", v)
+		}
+	})
 }
 
 func newServer(t TB, e *Engine, url string, hc *http.Client) *Server {

@@ -1,11 +1,14 @@
 package tensorpooltest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -81,7 +84,9 @@ func buildSpec(data []byte) (*spec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tensorpooltest: path %q: %w", path, err)
 		}
-		for method, op := range item.Operations() {
+		ops := item.Operations()
+		for _, method := range slices.SortedFunc(maps.Keys(ops), compareMethods) {
+			op := ops[method]
 			s.routes = append(s.routes, &route{
 				key:    method + " " + path,
 				re:     re,
@@ -93,9 +98,26 @@ func buildSpec(data []byte) (*spec, error) {
 	return s, nil
 }
 
+// methodOrder is the order of the Path Item Object's fields in the OpenAPI
+// specification; other methods follow, alphabetically.
+var methodOrder = []string{"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "QUERY"}
+
+func compareMethods(a, b string) int {
+	rank := func(m string) int {
+		if i := slices.Index(methodOrder, m); i >= 0 {
+			return i
+		}
+		return len(methodOrder)
+	}
+	return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
+}
+
 // Operations lists the operations of the engine's OpenAPI document as
-// "METHOD /path" keys (the form InjectFault and Calls take), in the
-// document's matching order.
+// "METHOD /path" keys (the form InjectFault and Calls take), in matching
+// order: paths as kin-openapi matches them (fewer parameters first), and
+// the methods of a path in the order of the OpenAPI Path Item Object (GET,
+// PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE), which is also the order
+// of a 405 answer's Allow header.
 func (e *Engine) Operations() []string {
 	keys := make([]string, 0, len(e.spec.routes))
 	for _, r := range e.spec.routes {
@@ -146,6 +168,21 @@ func (r *route) opName() string {
 		return fmt.Sprintf("%s (%s)", id, r.key)
 	}
 	return r.key
+}
+
+// keys returns the keys of the operations op names (see matchesOp), in
+// matching order. It panics, naming the caller fn, if there are none.
+func (s *spec) keys(fn, op string) []string {
+	var keys []string
+	for _, r := range s.routes {
+		if r.matchesOp(op) {
+			keys = append(keys, r.key)
+		}
+	}
+	if len(keys) == 0 {
+		panic(fmt.Sprintf("tensorpooltest: %s: no operation %q in the OpenAPI document", fn, op))
+	}
+	return keys
 }
 
 // matchesOp reports whether op (a "METHOD /path" key or an operationId)

@@ -41,7 +41,21 @@ type Cluster struct {
 
 type storage struct {
 	Storage
-	busy string // the id of the request in flight on this volume, or ""
+	// inFlight are the ids of the requests in flight on this volume, oldest
+	// first: one destroy, or one attach per cluster of a multi-cluster attach.
+	inFlight []string
+}
+
+// busy returns the id of the oldest request in flight on the volume, or "".
+func (s *storage) busy() string {
+	if len(s.inFlight) == 0 {
+		return ""
+	}
+	return s.inFlight[0]
+}
+
+func (s *storage) done(requestID string) {
+	s.inFlight = slices.DeleteFunc(s.inFlight, func(id string) bool { return id == requestID })
 }
 
 type cluster struct {
@@ -54,8 +68,8 @@ type cluster struct {
 // get the volume, and clusters a replaced volume had but s does not lose it.
 // It panics on seed data that cannot be: an id without the "s-" prefix, an
 // unknown cluster in AttachedTo, a cluster that already holds another volume
-// (a cluster holds at most one), or replacing a volume with a request in
-// flight.
+// (a cluster holds at most one) or has an attach in flight, or replacing a
+// volume with a request in flight.
 func (e *Engine) AddStorage(s Storage) {
 	if !strings.HasPrefix(s.ID, "s-") {
 		panic(fmt.Sprintf("tensorpooltest: storage id %q does not start with \"s-\"", s.ID))
@@ -71,10 +85,13 @@ func (e *Engine) AddStorage(s Storage) {
 		if cl.Storage != "" && cl.Storage != s.ID {
 			panic(fmt.Sprintf("tensorpooltest: storage %s attached to cluster %s, which holds storage %s", s.ID, c, cl.Storage))
 		}
+		if cl.busy != "" {
+			panic(fmt.Sprintf("tensorpooltest: storage %s attached to cluster %s while request %s is in flight to it", s.ID, c, cl.busy))
+		}
 	}
 	if old, ok := e.storages[s.ID]; ok {
-		if old.busy != "" {
-			panic(fmt.Sprintf("tensorpooltest: storage %s replaced while request %s is in flight on it", s.ID, old.busy))
+		if id := old.busy(); id != "" {
+			panic(fmt.Sprintf("tensorpooltest: storage %s replaced while request %s is in flight on it", s.ID, id))
 		}
 		for _, c := range old.AttachedTo {
 			if cl, ok := e.clusters[c]; ok && cl.Storage == s.ID {
@@ -92,8 +109,9 @@ func (e *Engine) AddStorage(s Storage) {
 // AddCluster adds a cluster, replacing any with the same id, and keeps both
 // sides of the attachment in step: a non-empty Storage must name a volume
 // added before, which lists the cluster in its AttachedTo; a replaced
-// cluster's former volume no longer does. It panics on an unknown volume or
-// on replacing a cluster with an attach in flight to it.
+// cluster's former volume no longer does. It panics on an unknown volume, a
+// volume with a request in flight, or replacing a cluster with an attach in
+// flight to it.
 func (e *Engine) AddCluster(c Cluster) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -103,6 +121,9 @@ func (e *Engine) AddCluster(c Cluster) {
 		var ok bool
 		if s, ok = e.storages[c.Storage]; !ok {
 			panic(fmt.Sprintf("tensorpooltest: cluster %s attached to unknown storage %q", c.ID, c.Storage))
+		}
+		if id := s.busy(); id != "" {
+			panic(fmt.Sprintf("tensorpooltest: cluster %s attached to storage %s while request %s is in flight on it", c.ID, c.Storage, id))
 		}
 	}
 	if old, ok := e.clusters[c.ID]; ok {
@@ -169,7 +190,12 @@ func (e *Engine) storageAttach(c *call) *result {
 		return errorResult(http.StatusNotFound, "Storage %s not found", req.StorageId)
 	}
 	var targets []*cluster
-	for _, id := range req.ClusterIds {
+	for i, id := range req.ClusterIds {
+		// Guess: a cluster listed twice is an invalid request (the vendored
+		// spec allows one id; a bigger spec may allow more).
+		if slices.Contains(req.ClusterIds[:i], id) {
+			return errorResult(http.StatusBadRequest, "Invalid request: cluster %s listed twice", id)
+		}
 		cl, ok := e.clusters[id]
 		if !ok {
 			return errorResult(http.StatusNotFound, "Cluster %s not found", id)
@@ -183,7 +209,7 @@ func (e *Engine) storageAttach(c *call) *result {
 	}
 	// Guess: "storage not ready" covers a volume still provisioning and one
 	// with a request in flight (an attach or a destroy not yet terminal).
-	if s.NotReady || s.busy != "" {
+	if s.NotReady || s.busy() != "" {
 		return errorResult(http.StatusConflict, "Storage %s is not ready", s.ID)
 	}
 	for _, cl := range targets {
@@ -202,8 +228,9 @@ func (e *Engine) storageAttach(c *call) *result {
 		// "cluster/storage"); one request per cluster, as the CLI expects.
 		r.pendingMsg = fmt.Sprintf("Attaching storage %s to cluster %s", s.ID, cl.ID)
 		r.doneMsg = fmt.Sprintf("Storage %s attached to cluster %s", s.ID, cl.ID)
-		s.busy, cl.busy = r.id, r.id
-		r.release = func() { s.busy, cl.busy = "", "" }
+		s.inFlight = append(s.inFlight, r.id)
+		cl.busy = r.id
+		r.release = func() { s.done(r.id); cl.busy = "" }
 		r.effect = func() {
 			cl.Storage = s.ID
 			s.AttachedTo = append(s.AttachedTo, cl.ID)
@@ -243,14 +270,14 @@ func (e *Engine) storageDestroy(c *call) *result {
 	// still provisioning (NotReady) may be destroyed. A request in flight
 	// (an attach, or an earlier destroy) blocks a destroy with 409, like
 	// "still attached".
-	if s.busy != "" {
-		return errorResult(http.StatusConflict, "Storage %s has a request in progress (%s)", id, s.busy)
+	if busy := s.busy(); busy != "" {
+		return errorResult(http.StatusConflict, "Storage %s has a request in progress (%s)", id, busy)
 	}
 	r := e.newRequest(c.now, gen.RequestTypeSTORAGEDESTROY, id)
 	r.pendingMsg = fmt.Sprintf("Destroying storage %s", id)
 	r.doneMsg = fmt.Sprintf("Storage %s destroyed", id)
-	s.busy = r.id
-	r.release = func() { s.busy = "" }
+	s.inFlight = append(s.inFlight, r.id)
+	r.release = func() { s.done(r.id) }
 	// Guess: a destroyed volume is gone (404 from then on), not kept in a
 	// "destroyed" state; the seeds show no state field to say otherwise.
 	r.effect = func() {

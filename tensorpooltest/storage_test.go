@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
@@ -82,5 +84,72 @@ func TestReplacingBusySeedsPanics(t *testing.T) {
 			}()
 			replace(s)
 		})
+	}
+}
+
+// Seeding an attachment onto a side with a request in flight would leave
+// the two sides out of step once the request ends: a test bug, reported.
+func TestSeedingOntoBusySidesPanics(t *testing.T) {
+	t.Run("volume onto a cluster being attached", func(t *testing.T) {
+		s := seeded(t)
+		wantStatus(t, attach(t, s, "s-1", "c-1"), 202)
+		defer wantPanic(t, "in flight")
+		s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-2", AttachedTo: []string{"c-1"}})
+	})
+	t.Run("cluster onto a volume being destroyed", func(t *testing.T) {
+		s := seeded(t)
+		wantStatus(t, destroy(t, s, "s-1"), 202)
+		defer wantPanic(t, "in flight")
+		s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-9", Storage: "s-1"})
+	})
+}
+
+// wantPanic, deferred, fails the test unless it panicked with a message
+// containing want.
+func wantPanic(t *testing.T, want string) {
+	t.Helper()
+	r := recover()
+	msg, _ := r.(string)
+	if err, ok := r.(error); ok {
+		msg = err.Error()
+	}
+	if r == nil || !strings.Contains(msg, want) {
+		t.Fatalf("panic %v, want one containing %q", r, want)
+	}
+}
+
+// multiClusterSpec is the vendored spec with attach's one-cluster limit
+// lifted, as a bigger upstream spec might ("Cluster ID(s)").
+func multiClusterSpec(t *testing.T) tensorpooltest.Option {
+	return tensorpooltest.WithSpec(specWith(t, func(doc map[string]any) {
+		ids := obj(obj(obj(obj(doc["components"])["schemas"])["StorageAttachRestRequest"])["properties"])["cluster_ids"]
+		delete(obj(ids), "maxItems")
+	}))
+}
+
+// A volume attached to two clusters at once stays busy until both requests
+// end, not just the first.
+func TestMultiClusterAttachKeepsTheVolumeBusy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t, multiClusterSpec(t))
+		s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-3"})
+		s.Engine.QueueLifecycles(tensorpooltest.Succeed(0, time.Second), tensorpooltest.Succeed(0, 5*time.Second))
+		wantStatus(t, attach(t, s, "s-1", "c-1", "c-2"), 202)
+		time.Sleep(time.Second)
+		wantStatus(t, attach(t, s, "s-1", "c-3"), 409) // the attach to c-2 is in flight
+		time.Sleep(4 * time.Second)
+		if v, _ := s.Engine.Storage("s-1"); !slices.Equal(v.AttachedTo, []string{"c-1", "c-2"}) {
+			t.Fatalf("s-1 attached to %q", v.AttachedTo)
+		}
+		wantStatus(t, attach(t, s, "s-1", "c-3"), 202)
+	})
+}
+
+func TestAttachListingAClusterTwiceIsInvalid(t *testing.T) {
+	s := seeded(t, multiClusterSpec(t))
+	resp := attach(t, s, "s-1", "c-1", "c-1")
+	wantStatus(t, resp, 400)
+	if d := detail(t, resp.Body); !strings.Contains(d, "c-1 listed twice") {
+		t.Fatalf("detail %q", d)
 	}
 }

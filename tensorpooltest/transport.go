@@ -25,14 +25,25 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // RoundTrip implements http.RoundTripper: it answers the request in-process,
 // with no network, whatever the request's host. A fault that drops the
-// connection makes it return an error wrapping io.ErrUnexpectedEOF.
+// connection makes it return an error wrapping io.ErrUnexpectedEOF. As
+// net/http's Transport, it takes an empty method for GET and returns an
+// error for a request without a URL.
 func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
 	orig := req
 	if req.Body != nil {
 		defer req.Body.Close()
-	} else {
+	}
+	if req.URL == nil {
+		return nil, errors.New("tensorpooltest: nil Request.URL")
+	}
+	if req.Body == nil || req.Method == "" {
 		req = req.Clone(req.Context())
-		req.Body = http.NoBody
+		if req.Body == nil {
+			req.Body = http.NoBody
+		}
+		if req.Method == "" {
+			req.Method = http.MethodGet
+		}
 	}
 	if err := req.Context().Err(); err != nil {
 		return nil, err

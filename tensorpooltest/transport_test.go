@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
@@ -39,5 +40,22 @@ func TestRoundTripHonoursACancelledContext(t *testing.T) {
 	}
 	if n := e.Calls("GET /request/info/{request_id}"); n != 0 {
 		t.Fatalf("a cancelled request reached the engine (%d calls)", n)
+	}
+}
+
+// Requests net/http's Transport accepts or refuses without panicking: an
+// empty method is GET; no URL is an error.
+func TestRoundTripOddRequests(t *testing.T) {
+	e := tensorpooltest.New()
+	u, err := url.Parse(tensorpooltest.InProcessURL + "/request/info/req_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.RoundTrip(&http.Request{URL: u, Header: http.Header{"Authorization": {"Bearer " + e.APIKey()}}})
+	if err != nil || resp.StatusCode != 404 {
+		t.Fatalf("empty method: %v, %v; want the GET's 404", resp, err)
+	}
+	if _, err := e.RoundTrip(&http.Request{Method: "GET", Header: http.Header{}}); err == nil {
+		t.Fatal("nil URL: no error")
 	}
 }

@@ -234,6 +234,33 @@ func (v Violation) Error() string {
 	return fmt.Sprintf("tensorpooltest: response %d to %s does not conform to the OpenAPI document: %v", v.Status, v.Operation, v.Err)
 }
 
+// withoutResponseHeader returns in with a copy of its operation whose
+// responses do not declare the header name, so that neither its value nor
+// its absence is checked.
+func withoutResponseHeader(in *openapi3filter.RequestValidationInput, name string) *openapi3filter.RequestValidationInput {
+	op := *in.Route.Operation
+	op.Responses = openapi3.NewResponsesWithCapacity(in.Route.Operation.Responses.Len())
+	for status, ref := range in.Route.Operation.Responses.Map() {
+		if ref != nil && ref.Value != nil {
+			for h := range ref.Value.Headers {
+				if strings.EqualFold(h, name) {
+					resp := *ref.Value
+					resp.Headers = maps.Clone(resp.Headers)
+					delete(resp.Headers, h)
+					ref = &openapi3.ResponseRef{Value: &resp}
+					break
+				}
+			}
+		}
+		op.Responses.Set(status, ref)
+	}
+	route := *in.Route
+	route.Operation = &op
+	out := *in
+	out.Route = &route
+	return &out
+}
+
 // validateResponse checks what the engine is about to send against the spec
 // and reports any violation.
 func (e *Engine) validateResponse(ctx context.Context, rt *route, in *openapi3filter.RequestValidationInput, res *result) {
@@ -251,8 +278,11 @@ func (e *Engine) validateResponse(ctx context.Context, rt *route, in *openapi3fi
 		if _, err := http.ParseTime(header.Get("Retry-After")); err != nil {
 			e.report(Violation{Operation: rt.key, Status: res.status, Err: fmt.Errorf("Retry-After %q is not an HTTP-date: %w", header.Get("Retry-After"), err)})
 		}
+	}
+	if res.retryAfterDate || res.exemptRetryAfter {
 		header = header.Clone()
 		header.Del("Retry-After")
+		in = withoutResponseHeader(in, "Retry-After")
 	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in,
