@@ -222,7 +222,7 @@ func (p *Poller) poll(ctx context.Context, s *Step) error {
 // schedule sets s.Next: the server's hint raised to the minimum interval or
 // clamped to the maximum, else exponential backoff from the minimum interval
 // up to the maximum backoff; then up to 25 % positive jitter, never past the
-// maximum interval.
+// maximum interval. Every step saturates: no option or hint can overflow.
 func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
 	c := &p.cfg
 	var base time.Duration
@@ -240,13 +240,14 @@ func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
 	default:
 		base = c.minInterval
 		for i := 0; i < s.backoff && base < c.maxBackoff; i++ {
-			base *= 2
+			base = min(base, c.maxBackoff/2) * 2 // saturates; never overflows
 		}
 		base = min(base, c.maxBackoff)
 		s.backoff++
 		s.Reason = ReasonBackoff
 	}
-	s.Next = min(base+time.Duration(p.rand()*jitter*float64(base)), c.maxInterval)
+	// base <= maxInterval, so the room left cannot overflow.
+	s.Next = base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base)
 }
 
 // get sends one GET /request/info/{id}. transient classifies a non-nil err;

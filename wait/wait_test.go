@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"runtime"
 	"strings"
@@ -741,6 +742,45 @@ func TestProgressCallsSerialized(t *testing.T) {
 		}
 		if maxInside != 1 || n != 48 {
 			t.Errorf("%d concurrent progress calls (of %d); want 1 at a time, 48 in all", maxInside, n)
+		}
+	})
+}
+
+func TestScheduleSaturates(t *testing.T) {
+	huge := time.Duration(math.MaxInt64)
+	p := New(nil, WithMaxInterval(huge), WithMaxBackoff(huge))
+	p.rand = func() float64 { return 0.999999 }
+	hint := 9223372035 * time.Second
+	s := &Step{}
+	p.schedule(s, hint, true)
+	if s.Next < hint {
+		t.Errorf("Retry-After %v gave a delay of %v", hint, s.Next)
+	}
+	// Backoff doubles up to the maximum and stays there.
+	s, prev := &Step{}, time.Duration(0)
+	for i := range 100 {
+		p.schedule(s, 0, false)
+		if s.Next < prev || s.Next < time.Second {
+			t.Fatalf("backoff step %d: %v after %v", i, s.Next, prev)
+		}
+		prev = s.Next
+	}
+	if prev != huge {
+		t.Errorf("backoff ended at %v; want %v", prev, huge)
+	}
+	// Through Wait: one poll, then the deadline; never a tight loop.
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("9223372035"))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		defer cancel()
+		polls := 0
+		p := f.poller(t, 0.999999, WithMaxInterval(huge), WithProgress(func(Update) {
+			if polls++; polls == 3 {
+				cancel()
+			}
+		}))
+		if _, err := p.Wait(ctx, "r"); !errors.Is(err, context.DeadlineExceeded) || len(f.allCalls()) != 1 {
+			t.Errorf("err = %v after %d polls; want DeadlineExceeded after 1", err, len(f.allCalls()))
 		}
 	})
 }
