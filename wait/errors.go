@@ -13,8 +13,8 @@ import (
 // terminal status FAILED.
 var ErrFailed = errors.New("wait: request failed")
 
-// ErrUnknownStatus is wrapped by the error returned when the server reports a
-// status outside the spec's enum (see WithUnknownStatusAsRunning).
+// ErrUnknownStatus matches (errors.Is) every *UnknownStatusError: the server
+// reported a status outside the spec's enum (see WithUnknownStatusAsRunning).
 var ErrUnknownStatus = errors.New("wait: unknown request status")
 
 // ErrInvalidRequestID is wrapped by the error returned, before any request is
@@ -31,6 +31,9 @@ type FailedError struct {
 
 // Error names the request id, its type and the server's external_message.
 func (e *FailedError) Error() string {
+	if e == nil || e.Info == nil {
+		return ErrFailed.Error()
+	}
 	msg := fmt.Sprintf("wait: request %q (%s) failed", e.Info.RequestId, e.Info.RequestType)
 	if m := message(e.Info); m != "" {
 		msg += ": " + m
@@ -46,20 +49,59 @@ func (e *FailedError) Is(target error) bool { return target == ErrFailed }
 // a 200 whose body does not decode). It unwraps to the last failure, which
 // is an *tensorpool.APIError when that failure was an HTTP status.
 type TransientError struct {
-	RequestID  string
-	Failures   int
-	LastStatus gen.RequestStatus // last status seen before the failures, or ""
-	Err        error             // the last failure
+	// RequestID is the id that was being polled.
+	RequestID string
+	// Failures is the number of consecutive transient failures, the last
+	// one included (the WithMaxFailures limit).
+	Failures int
+	// LastStatus is the last status seen before the failures, or "".
+	LastStatus gen.RequestStatus
+	// Err is the last failure.
+	Err error
 }
 
-// Error implements error.
+// Error names the id, the number of failures, the last status and the last
+// failure.
 func (e *TransientError) Error() string {
+	if e == nil {
+		return "wait: giving up after consecutive transient failures"
+	}
 	return fmt.Sprintf("wait: request %q: giving up after %d consecutive transient failures (last status %s): %v",
 		e.RequestID, e.Failures, statusText(e.LastStatus), e.Err)
 }
 
 // Unwrap returns the last failure.
-func (e *TransientError) Unwrap() error { return e.Err }
+func (e *TransientError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
+
+// UnknownStatusError reports a status outside the spec's enum, a missing
+// one included (see WithUnknownStatusAsRunning). It matches
+// ErrUnknownStatus.
+type UnknownStatusError struct {
+	// RequestID is the id that was polled.
+	RequestID string
+	// Info is the request info, as the server sent it.
+	Info *gen.RequestInfoResponse
+}
+
+// Error names the status, the request id and the server's external_message.
+func (e *UnknownStatusError) Error() string {
+	if e == nil || e.Info == nil {
+		return ErrUnknownStatus.Error()
+	}
+	msg := fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, e.Info.Status, e.RequestID)
+	if m := message(e.Info); m != "" {
+		msg += ": " + m
+	}
+	return msg
+}
+
+// Is reports whether target is ErrUnknownStatus.
+func (e *UnknownStatusError) Is(target error) bool { return target == ErrUnknownStatus }
 
 func message(info *gen.RequestInfoResponse) string {
 	if info == nil || info.ExternalMessage == nil {

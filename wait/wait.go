@@ -151,7 +151,7 @@ func pastDeadline(ctx context.Context, s *Step) error {
 // Step polls the request once and says what to do next, without waiting. A
 // nil error with Done == false means "poll again after Next". A non-nil error
 // ends polling: *FailedError (with Done), *TransientError, an error wrapping
-// *tensorpool.APIError, ErrUnknownStatus, ErrInvalidRequestID, or ctx's
+// *tensorpool.APIError, *UnknownStatusError, ErrInvalidRequestID, or ctx's
 // error. The returned Step is never nil. prev is the Step returned by the
 // previous call for this id, or nil for the first.
 func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
@@ -212,7 +212,7 @@ func (p *Poller) poll(ctx context.Context, s *Step) error {
 	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
 	default:
 		if !p.cfg.unknownRunning {
-			return fmt.Errorf("%w %q for request %q (%s)", ErrUnknownStatus, info.Status, s.RequestID, message(info))
+			return &UnknownStatusError{RequestID: s.RequestID, Info: info}
 		}
 	}
 	p.schedule(s, hint, hasHint)

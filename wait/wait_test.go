@@ -299,6 +299,10 @@ func TestUnknownStatus(t *testing.T) {
 			if !errors.Is(err, ErrUnknownStatus) || info == nil || info.Status != st || len(f.allCalls()) != 2 {
 				t.Errorf("status %q: %v, %v after %d polls; want ErrUnknownStatus after 2", st, info, err, len(f.allCalls()))
 			}
+			var use *UnknownStatusError
+			if !errors.As(err, &use) || use.RequestID != "r" || use.Info != info || !strings.Contains(err.Error(), fmt.Sprintf("%q", st)) {
+				t.Errorf("status %q: err = %#v; want an *UnknownStatusError carrying the id and info", st, err)
+			}
 		}
 		f := newFake().on("r", reply{status: "QUEUED_V2", retryAfter: "240"}, completed)
 		if _, err := f.poller(t, 0, WithUnknownStatusAsRunning()).Wait(t.Context(), "r"); err != nil {
