@@ -57,6 +57,13 @@
 //     polled again; after that it fails.
 //   - Any other status, 401 and 403 included, fails at once, after one
 //     request. HTTP failures wrap a *tensorpool.APIError (errors.As).
+//   - Client-side errors that would recur on every poll fail at once,
+//     wrapped with the id: TLS and certificate errors, an unsupported URL
+//     scheme, tensorpool.ErrDoerRedirected, tensorpool.ErrInvalidRequest, and
+//     errors from building the request (a bad server URL, a request editor's
+//     error: anything not from net/http's sending, unless it is a net.Error,
+//     io.ErrUnexpectedEOF or a body past the cap). A Client returning a nil
+//     response or body without an error fails with ErrBrokenClient.
 //   - A status outside PENDING, PROCESSING, RETRYING, COMPLETED, FAILED
 //     (including a missing one) fails with ErrUnknownStatus, unless
 //     WithUnknownStatusAsRunning. RETRYING is the server retrying on its

@@ -17,6 +17,12 @@ var ErrFailed = errors.New("wait: request failed")
 // reported a status outside the spec's enum (see WithUnknownStatusAsRunning).
 var ErrUnknownStatus = errors.New("wait: unknown request status")
 
+// ErrBrokenClient is wrapped by the error returned when the Client breaks
+// the net/http contract: a nil *http.Response, or one with a nil Body, with
+// a nil error. It ends the wait at once: polling again would not mend the
+// lower layer (a custom gen.HttpRequestDoer, typically).
+var ErrBrokenClient = errors.New("broken Client")
+
 // ErrInvalidRequestID is wrapped by the error returned, before any request is
 // sent, for an id that is empty or could address another route: ".", "..",
 // or anything containing '/', '\\' or a control character.

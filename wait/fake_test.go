@@ -26,6 +26,8 @@ type reply struct {
 	ctype      string            // Content-Type; "" for application/json
 	err        error             // a transport error instead of a response
 	hold       time.Duration     // time the request takes (virtual)
+	noResp     bool              // return a nil *http.Response and a nil error
+	noBody     bool              // return a response with a nil Body
 }
 
 // call is one request the fake engine received.
@@ -85,8 +87,11 @@ func (f *fake) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r.hold > 0 {
 		time.Sleep(r.hold)
 	}
-	if r.err != nil {
+	switch {
+	case r.err != nil:
 		return nil, r.err
+	case r.noResp:
+		return nil, nil
 	}
 	resp := &http.Response{StatusCode: r.code, Header: http.Header{}, Request: req, ProtoMajor: 1, ProtoMinor: 1}
 	if resp.StatusCode == 0 {
@@ -103,7 +108,9 @@ func (f *fake) RoundTrip(req *http.Request) (*http.Response, error) {
 		b, _ := json.Marshal(info)
 		body = string(b)
 	}
-	resp.Body = io.NopCloser(strings.NewReader(body))
+	if !r.noBody {
+		resp.Body = io.NopCloser(strings.NewReader(body))
+	}
 	resp.ContentLength = int64(len(body))
 	if r.ctype == "" {
 		r.ctype = "application/json"

@@ -2,11 +2,16 @@ package wait
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,8 +156,8 @@ func pastDeadline(ctx context.Context, s *Step) error {
 // Step polls the request once and says what to do next, without waiting. A
 // nil error with Done == false means "poll again after Next". A non-nil error
 // ends polling: *FailedError (with Done), *TransientError, an error wrapping
-// *tensorpool.APIError, *UnknownStatusError, ErrInvalidRequestID, or ctx's
-// error. The returned Step is never nil. prev is the Step returned by the
+// *tensorpool.APIError, *UnknownStatusError, ErrBrokenClient or the Client's
+// permanent error, ErrInvalidRequestID, or ctx's error. The returned Step is never nil. prev is the Step returned by the
 // previous call for this id, or nil for the first.
 func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	s := &Step{RequestID: requestID}
@@ -261,8 +266,16 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 	}
 	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
-	if err != nil {
-		return nil, 0, false, true, err
+	switch {
+	case err != nil:
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		return nil, 0, false, !permanent(err), err
+	case resp == nil:
+		return nil, 0, false, false, fmt.Errorf("%w: nil *http.Response and nil error", ErrBrokenClient)
+	case resp.Body == nil:
+		return nil, 0, false, false, fmt.Errorf("%w: %d response with a nil Body", ErrBrokenClient, resp.StatusCode)
 	}
 	hint, hasHint = retryafter.Parse(resp.Header, time.Now())
 	if resp.StatusCode != http.StatusOK {
@@ -285,6 +298,39 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: Content-Type %q is not JSON", resp.Header.Get("Content-Type"))
 	}
 	return parsed.JSON200, hint, hasHint, false, nil
+}
+
+// permanent reports whether err, returned by the Client instead of a
+// response, would come back on every poll, so that retrying only delays the
+// failure: a certificate or TLS error, a redirect or request refused by the
+// tensorpool client, an unsupported URL scheme, or an error from building the
+// request (a bad server URL or a request editor's error, neither wrapped in
+// a *url.Error by net/http). Everything else that failed sending (network
+// errors, timeouts, resets, io.ErrUnexpectedEOF, a body past the cap) is
+// transient.
+func permanent(err error) bool {
+	var (
+		ue        *url.Error
+		ne        net.Error
+		authority x509.UnknownAuthorityError
+		invalid   x509.CertificateInvalidError
+		hostname  x509.HostnameError
+		record    tls.RecordHeaderError
+		verify    *tls.CertificateVerificationError
+	)
+	switch {
+	case errors.As(err, &authority), errors.As(err, &invalid), errors.As(err, &hostname),
+		errors.As(err, &record), errors.As(err, &verify),
+		errors.Is(err, tensorpool.ErrDoerRedirected), errors.Is(err, tensorpool.ErrInvalidRequest):
+		return true
+	case errors.As(err, &ue) && ue.Op != "parse": // from sending (net/http's Op is the method)
+		return ue.Err != nil && strings.HasPrefix(ue.Err.Error(), "unsupported protocol scheme")
+	case errors.As(err, &ue): // url.Parse of the server URL
+		return true
+	}
+	// A custom doer may return network errors bare.
+	return !errors.As(err, &ne) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) &&
+		!errors.Is(err, tensorpool.ErrResponseTooLarge)
 }
 
 func (p *Poller) report(s *Step, err error) {
