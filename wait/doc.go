@@ -39,9 +39,14 @@
 //     that many clients spread out without polling earlier than asked; the
 //     result never exceeds the maximum interval.
 //
-// If the context has a deadline that comes before the next poll is due, Wait
-// returns at once with an error wrapping context.DeadlineExceeded instead of
-// sleeping only to time out.
+// If the context has a deadline that comes before the next poll is due, the
+// delay is shortened (Reason ReasonTrimmed) so that one more poll comes
+// before it, though never earlier than the server's Retry-After (raised to
+// the minimum interval) or, without one, the minimum interval. Only when even
+// that does not fit does Wait return, at once, with an error wrapping
+// context.DeadlineExceeded instead of sleeping only to time out. Step leaves
+// the deadline to its caller. Every computation saturates: no option or
+// Retry-After, however large, overflows into a shorter delay.
 //
 // # Failures
 //
@@ -74,7 +79,9 @@
 //   - A cancelled or expired context returns an error for which
 //     errors.Is(err, context.Canceled) or errors.Is(err,
 //     context.DeadlineExceeded) holds and whose message names the last status
-//     seen and the last transient error. It is never nil.
+//     seen and the last transient error. It is never nil. An answer that
+//     arrives as ctx ends is still used: a COMPLETED or FAILED answer is
+//     the result.
 //
 // In every case Wait also returns the last request info seen (nil if none).
 //
@@ -97,5 +104,7 @@
 //
 // WithProgress receives an Update after every poll: id, status, attempt,
 // server message, the next delay and why it was chosen, and the poll's error.
-// Nothing in an Update or an error carries the API key.
+// When ctx ends a wait between polls, one last Update says so (Reason
+// ReasonContext, with the error). Nothing in an Update or an error carries
+// the API key.
 package wait

@@ -25,7 +25,8 @@ type reply struct {
 	body       string            // raw body, replacing the JSON built from status
 	ctype      string            // Content-Type; "" for application/json
 	err        error             // a transport error instead of a response
-	hold       time.Duration     // time the request takes (virtual)
+	hold       time.Duration     // time the request takes (virtual); ctx ends it early
+	deaf       bool              // the hold ignores ctx: the answer arrives even if ctx ends
 	noResp     bool              // return a nil *http.Response and a nil error
 	noBody     bool              // return a response with a nil Body
 }
@@ -85,7 +86,17 @@ func (f *fake) RoundTrip(req *http.Request) (*http.Response, error) {
 	f.mu.Unlock()
 	defer func() { f.mu.Lock(); f.inFlight--; f.mu.Unlock() }()
 	if r.hold > 0 {
-		time.Sleep(r.hold)
+		t := time.NewTimer(r.hold)
+		defer t.Stop()
+		done := req.Context().Done()
+		if r.deaf {
+			done = nil
+		}
+		select {
+		case <-t.C:
+		case <-done:
+			return nil, req.Context().Err()
+		}
 	}
 	switch {
 	case r.err != nil:

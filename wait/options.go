@@ -62,9 +62,12 @@ func WithMaxBackoff(d time.Duration) Option {
 	}
 }
 
-// WithProgress calls f after every poll, including the last. Calls made by
-// one Poller are serialized, so f need not be safe for concurrent use; f
-// should return quickly, as polling waits for it.
+// WithProgress calls f after every poll, including the last, and once more
+// when ctx ends a wait between polls (see Update). Calls made by one Poller
+// are serialized, so f need not be safe for concurrent use; f should return
+// quickly, as polling waits for it. f runs under the Poller's lock: it must
+// not call the same Poller's Wait, WaitAll or Step (that deadlocks); start a
+// goroutine or use another Poller.
 func WithProgress(f func(Update)) Option {
 	return func(c *config) { c.progress = f }
 }

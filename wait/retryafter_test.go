@@ -35,8 +35,8 @@ func FuzzRetryAfter(f *testing.F) {
 		lo, hi := p.cfg.minInterval, p.cfg.maxInterval
 		s := &Step{}
 		p.schedule(s, d, ok)
-		if s.Next < lo || s.Next > hi {
-			t.Fatalf("delay %v outside [%v, %v] for %q", s.Next, lo, hi, value)
+		if s.Next < lo || s.Next > hi || s.Next < s.floor {
+			t.Fatalf("delay %v outside [%v, %v] (floor %v) for %q", s.Next, lo, hi, s.floor, value)
 		}
 		if ok && d <= hi && s.Next < d {
 			t.Fatalf("delay %v earlier than the server's %v for %q", s.Next, d, value)

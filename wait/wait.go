@@ -38,7 +38,7 @@ type Poller struct {
 	c    Client
 	cfg  config
 	sem  chan struct{} // bounds in-flight poll requests
-	mu   sync.Mutex    // serializes progress callbacks
+	mu   sync.Mutex    // serializes progress callbacks; held while one runs
 	rand func() float64
 }
 
@@ -64,13 +64,15 @@ func New(c Client, opts ...Option) *Poller {
 // Reason says why a delay was chosen.
 type Reason string
 
-// The reasons for a delay.
+// The reasons for a delay, and for the end of polling (Next == 0).
 const (
-	ReasonRetryAfter Reason = "retry-after"                        // the server's Retry-After, plus jitter
-	ReasonRaised     Reason = "retry-after raised to min interval" // the hint was below WithMinInterval
-	ReasonClamped    Reason = "retry-after clamped to max interval"
-	ReasonBackoff    Reason = "backoff" // no usable Retry-After: exponential backoff, plus jitter
-	ReasonDone       Reason = "done"    // no further poll
+	ReasonRetryAfter Reason = "retry-after"                         // the server's Retry-After, plus jitter
+	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithMinInterval
+	ReasonClamped    Reason = "retry-after clamped to max interval" // the hint was above WithMaxInterval
+	ReasonBackoff    Reason = "backoff"                             // no usable Retry-After: exponential backoff, plus jitter
+	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll), never below the hint or the min interval
+	ReasonDone       Reason = "done"                                // a terminal status, or an error from a poll
+	ReasonContext    Reason = "context ended"                       // ctx was cancelled or expired, or its deadline comes before the next poll may: Err wraps ctx's error
 )
 
 // Step is the outcome of one poll, for callers that schedule polls
@@ -90,7 +92,7 @@ type Step struct {
 	// Next is how long to wait before the next poll; 0 when polling is over
 	// (Done, or an error was returned).
 	Next time.Duration
-	// Reason says why Next was chosen.
+	// Reason says why Next was chosen, or why polling is over.
 	Reason Reason
 	// Attempt counts the polls made, this one included.
 	Attempt int
@@ -101,17 +103,21 @@ type Step struct {
 	// Started is the time of the first poll.
 	Started time.Time
 
-	backoff int // consecutive delays chosen without a usable hint
+	backoff int           // consecutive delays chosen without a usable hint
+	floor   time.Duration // the earliest Next may be: the server's hint or the minimum interval
 }
 
-// Update is what WithProgress reports after every poll.
+// Update is what WithProgress reports after every poll, and once more when
+// ctx ends a wait between polls. The last Update of a wait has Next == 0 and
+// Reason ReasonDone or ReasonContext, with Err set unless the request
+// COMPLETED.
 type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet
 	Attempt   int               // polls made for this request, this one included
 	Message   string            // the server's external_message, if any
 	Next      time.Duration     // delay before the next poll; 0 if none
-	Reason    Reason            // why Next was chosen
+	Reason    Reason            // why Next was chosen, or why polling is over
 	Err       error             // this poll's failure (transient, or the one ending the wait), if any
 	Info      *gen.RequestInfoResponse
 }
@@ -120,73 +126,110 @@ type Update struct {
 // *FailedError), or until a permanent error or ctx ends the wait. It returns
 // the last request info seen in every case, nil if none was. The first poll
 // is sent at once.
+//
+// If ctx has a deadline, a delay that would end after it is shortened, but
+// never below what the server asked for (or the minimum interval); when
+// even that does not fit, Wait returns at once with an error wrapping
+// context.DeadlineExceeded instead of sleeping only to time out.
 func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoResponse, error) {
+	if err := checkID(requestID); err != nil {
+		return nil, err
+	}
 	var s *Step
 	for {
 		var err error
-		s, err = p.Step(ctx, requestID, s)
-		if err != nil || s.Done {
-			return s.Info, err
+		s, err = p.step(ctx, requestID, s)
+		if err == nil && !s.Done {
+			err = fitDeadline(ctx, s)
 		}
-		if err := pastDeadline(ctx, s); err != nil {
+		p.report(s, err)
+		if err != nil || s.Done {
 			return s.Info, err
 		}
 		t := time.NewTimer(s.Next)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return s.Info, ctxError(ctx, s)
+			err := s.end(ReasonContext, ctxError(ctx, s))
+			p.report(s, err)
+			return s.Info, err
 		case <-t.C:
 		}
 	}
 }
 
-// pastDeadline returns an error wrapping context.DeadlineExceeded if ctx's
-// deadline comes before s's next poll is due. Polling earlier than asked is
-// not an option and sleeping only to time out helps no one: the timeout is
-// reported at once.
-func pastDeadline(ctx context.Context, s *Step) error {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.Next {
-		return fmt.Errorf("wait: request %q: %w: next poll due in %v, after the deadline (%s)",
-			s.RequestID, context.DeadlineExceeded, s.Next, s.summary())
+// fitDeadline makes s's next poll come before ctx's deadline: it shortens
+// s.Next, never below s.floor, or, if even s.floor does not fit, ends s with
+// an error wrapping context.DeadlineExceeded.
+func fitDeadline(ctx context.Context, s *Step) error {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return nil
 	}
-	return nil
+	left := time.Until(dl)
+	switch {
+	case s.Next < left:
+		return nil
+	case s.floor < left:
+		// Leave a floor's worth of time before the deadline for the poll
+		// itself, unless that would poll earlier than allowed.
+		s.Next, s.Reason = max(s.floor, left-s.floor), ReasonTrimmed
+		return nil
+	}
+	return s.end(ReasonContext, fmt.Errorf("wait: request %q: %w: next poll due in %v at the earliest, after the deadline (%s)",
+		s.RequestID, context.DeadlineExceeded, s.floor, s.summary()))
 }
 
 // Step polls the request once and says what to do next, without waiting. A
 // nil error with Done == false means "poll again after Next". A non-nil error
-// ends polling: *FailedError (with Done), *TransientError, an error wrapping
-// *tensorpool.APIError, *UnknownStatusError, ErrBrokenClient or the Client's
-// permanent error, ErrInvalidRequestID, or ctx's error. The returned Step is never nil. prev is the Step returned by the
-// previous call for this id, or nil for the first.
+// ends polling: *FailedError (with Done), *TransientError, *UnknownStatusError,
+// an error wrapping *tensorpool.APIError, ErrBrokenClient or the Client's
+// permanent error, ErrInvalidRequestID, or ctx's error. The returned Step is
+// never nil. prev is the Step returned by the previous call for this id, or
+// nil for the first.
+//
+// Unlike Wait, Step does not fit Next to ctx's deadline: a controller's ctx
+// bounds one reconcile, not the wait.
 func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
+	if err := checkID(requestID); err != nil {
+		return &Step{RequestID: requestID, Reason: ReasonDone}, err
+	}
+	s, err := p.step(ctx, requestID, prev)
+	p.report(s, err)
+	return s, err
+}
+
+// step is Step without the progress report, for a valid id.
+func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	s := &Step{RequestID: requestID}
 	if prev != nil && prev.RequestID == requestID {
 		*s = *prev
-		s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	}
-	s.Reason = ReasonDone
-	if err := checkID(requestID); err != nil {
-		return s, err
-	}
+	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	if ctx.Err() != nil {
-		return s, ctxError(ctx, s)
+		return s, s.end(ReasonContext, ctxError(ctx, s))
 	}
 	if s.Started.IsZero() {
 		s.Started = time.Now()
 	}
 	s.Attempt++
-	err := p.poll(ctx, s)
-	p.report(s, err)
-	return s, err
+	return s, p.poll(ctx, s)
 }
 
-// poll sends one GET and fills in s; a non-nil error ends polling.
+// end marks s as over for reason r and returns err.
+func (s *Step) end(r Reason, err error) error {
+	s.Next, s.Reason = 0, r
+	return err
+}
+
+// poll sends one GET and fills in s; a non-nil error ends polling. A
+// decoded answer is recorded even if ctx ended meanwhile; a failed GET is
+// reported as ctx's error if ctx has ended.
 func (p *Poller) poll(ctx context.Context, s *Step) error {
 	info, hint, hasHint, transient, err := p.get(ctx, s.RequestID)
 	switch {
-	case ctx.Err() != nil:
-		return ctxError(ctx, s)
+	case err != nil && ctx.Err() != nil:
+		return s.end(ReasonContext, ctxError(ctx, s))
 	case err != nil && transient:
 		s.Failures++
 		s.Err = err
@@ -220,6 +263,9 @@ func (p *Poller) poll(ctx context.Context, s *Step) error {
 			return &UnknownStatusError{RequestID: s.RequestID, Info: info}
 		}
 	}
+	if ctx.Err() != nil {
+		return s.end(ReasonContext, ctxError(ctx, s))
+	}
 	p.schedule(s, hint, hasHint)
 	return nil
 }
@@ -234,7 +280,7 @@ func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
 	switch {
 	case hasHint && hint > c.maxInterval:
 		s.backoff = 0
-		s.Next, s.Reason = c.maxInterval, ReasonClamped
+		s.Next, s.floor, s.Reason = c.maxInterval, c.maxInterval, ReasonClamped
 		return
 	case hasHint && hint < c.minInterval:
 		s.backoff = 0
@@ -250,6 +296,10 @@ func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
 		base = min(base, c.maxBackoff)
 		s.backoff++
 		s.Reason = ReasonBackoff
+	}
+	s.floor = base
+	if s.Reason == ReasonBackoff {
+		s.floor = c.minInterval
 	}
 	// base <= maxInterval, so the room left cannot overflow.
 	s.Next = base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base)
@@ -333,6 +383,7 @@ func permanent(err error) bool {
 		!errors.Is(err, tensorpool.ErrResponseTooLarge)
 }
 
+// report sends s, and err if it ended the wait, to the progress callback.
 func (p *Poller) report(s *Step, err error) {
 	if p.cfg.progress == nil {
 		return
@@ -340,7 +391,7 @@ func (p *Poller) report(s *Step, err error) {
 	u := Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message(s.Info),
 		Next: s.Next, Reason: s.Reason, Err: s.Err, Info: s.Info}
 	if err != nil {
-		u.Next, u.Reason, u.Err = 0, ReasonDone, err
+		u.Next, u.Err = 0, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -788,3 +788,114 @@ func TestScheduleSaturates(t *testing.T) {
 		}
 	})
 }
+
+func TestAnswerKeptWhenContextEndsWithIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Each answer arrives at 10 s, after ctx ended at 5 s.
+		f := newFake().
+			on("done", reply{status: gen.RequestStatusCOMPLETED, hold: 10 * time.Second, deaf: true}).
+			on("failed", reply{status: gen.RequestStatusFAILED, hold: 10 * time.Second, deaf: true}).
+			on("running", reply{status: gen.RequestStatusPENDING, hold: 10 * time.Second, deaf: true}).
+			on("broken", reply{code: 503, hold: 10 * time.Second, deaf: true})
+		wait := func(id string) (*gen.RequestInfoResponse, error) {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			return f.poller(t, 0).Wait(ctx, id)
+		}
+		if info, err := wait("done"); err != nil || info == nil || info.Status != gen.RequestStatusCOMPLETED {
+			t.Errorf("done: %v, %v; want COMPLETED", info, err)
+		}
+		if info, err := wait("failed"); !errors.Is(err, ErrFailed) || info == nil {
+			t.Errorf("failed: %v, %v; want the *FailedError", info, err)
+		}
+		if info, err := wait("running"); !errors.Is(err, context.DeadlineExceeded) || info == nil || !strings.Contains(err.Error(), "PENDING") {
+			t.Errorf("running: %v, %v; want DeadlineExceeded naming PENDING, with the info", info, err)
+		}
+		if _, err := wait("broken"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("broken: %v; want DeadlineExceeded", err)
+		}
+	})
+}
+
+func TestDeadlineTrimsDelayInsteadOfGivingUp(t *testing.T) {
+	type run func(p *Poller, ctx context.Context) error
+	for name, r := range map[string]run{
+		"Wait":    func(p *Poller, ctx context.Context) error { _, err := p.Wait(ctx, "r"); return err },
+		"WaitAll": func(p *Poller, ctx context.Context) error { _, err := p.WaitAll(ctx, "r"); return err },
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// No hint, 20 s: backoff 1, 2, 4, 8 s; 16 s more would pass the
+				// deadline, so the delay is trimmed to 4 s (a minimum interval
+				// left before the deadline); then not even 1 s fits.
+				f := newFake().on("r", running(""))
+				var ups []Update
+				p := f.poller(t, 0, WithProgress(func(u Update) { ups = append(ups, u) }))
+				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+				defer cancel()
+				start := time.Now()
+				err := r(p, ctx)
+				if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 19*time.Second {
+					t.Fatalf("err = %v after %v; want DeadlineExceeded after 19s", err, time.Since(start))
+				}
+				checkGaps(t, f.gaps("r"), time.Second, 2*time.Second, 4*time.Second, 8*time.Second, 4*time.Second)
+				if u := ups[4]; u.Reason != ReasonTrimmed || u.Next != 4*time.Second {
+					t.Errorf("update 5 = %+v; want 4s, trimmed", u)
+				}
+				if u := ups[len(ups)-1]; len(ups) != 6 || u.Reason != ReasonContext || u.Next != 0 || !errors.Is(u.Err, context.DeadlineExceeded) {
+					t.Errorf("%d updates, last %+v; want 6, the last ending on the deadline", len(ups), u)
+				}
+
+				// A server hint of 30 s (37 s with jitter) and 35 s left: the
+				// poll comes at 30 s, not earlier, and not after the deadline.
+				f = newFake().on("h", running("30"))
+				ctx, cancel = context.WithTimeout(t.Context(), 35*time.Second)
+				defer cancel()
+				start = time.Now()
+				_, err = f.poller(t, 0.99).Wait(ctx, "h")
+				if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 30*time.Second {
+					t.Errorf("err = %v after %v; want DeadlineExceeded after 30s", err, time.Since(start))
+				}
+				if g := f.gaps("h"); len(g) != 1 || g[0] != 30*time.Second {
+					t.Errorf("gaps = %v; want [30s]", g)
+				}
+			})
+		})
+	}
+}
+
+func TestFinalUpdateWhenContextEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("600")).on("q", running("600"))
+		var ups []Update
+		p := f.poller(t, 0, WithProgress(func(u Update) { ups = append(ups, u) }))
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(time.Minute, cancel)
+		if _, err := p.Wait(ctx, "r"); !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		if u := ups[len(ups)-1]; len(ups) != 2 || u.Reason != ReasonContext || u.Next != 0 || u.Attempt != 1 ||
+			u.Status != gen.RequestStatusPROCESSING || !errors.Is(u.Err, context.Canceled) {
+			t.Errorf("%d updates, last %+v; want 2, the last saying ctx ended the wait", len(ups), u)
+		}
+		// WaitAll: one final update per id; Step: one for its call.
+		ups = nil
+		ctx, cancel = context.WithCancel(t.Context())
+		time.AfterFunc(time.Minute, cancel)
+		if _, err := p.WaitAll(ctx, "r", "q"); !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		if _, err := p.Step(ctx, "r", nil); !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		ended := map[string]int{}
+		for _, u := range ups {
+			if u.Reason == ReasonContext && u.Next == 0 && errors.Is(u.Err, context.Canceled) {
+				ended[u.RequestID]++
+			}
+		}
+		if len(ups) != 5 || ended["r"] != 2 || ended["q"] != 1 {
+			t.Errorf("updates %+v; want a final one for r and q, and one for the Step", ups)
+		}
+	})
+}

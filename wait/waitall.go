@@ -105,7 +105,11 @@ func (p *Poller) pollAll(ctx context.Context, ids []*pendingID) []*pendingID {
 	for range workers {
 		wg.Go(func() {
 			for e := range work {
-				e.step, e.err = p.Step(ctx, e.id, e.step)
+				e.step, e.err = p.step(ctx, e.id, e.step)
+				if e.err == nil && !e.step.Done {
+					e.err = fitDeadline(ctx, e.step)
+				}
+				p.report(e.step, e.err)
 				answered <- e
 			}
 		})
@@ -139,16 +143,15 @@ func (p *Poller) pollAll(ctx context.Context, ids []*pendingID) []*pendingID {
 			inFlight--
 			switch {
 			case e.err != nil:
-				if p.cfg.failFast {
+				// ctx's end (its deadline included) is not a failure to stop
+				// the others for: it reaches them on their own schedules.
+				if p.cfg.failFast && e.step.Reason != ReasonContext {
 					cancel(errStopped)
 					stopped = true
 				}
-			case e.step.Done:
-			default:
-				if e.err = pastDeadline(ctx, e.step); e.err == nil {
-					e.due = time.Now().Add(e.step.Next)
-					heap.Push(&queue, e)
-				}
+			case !e.step.Done:
+				e.due = time.Now().Add(e.step.Next)
+				heap.Push(&queue, e)
 			}
 		case <-due:
 		case <-done:
@@ -159,7 +162,8 @@ func (p *Poller) pollAll(ctx context.Context, ids []*pendingID) []*pendingID {
 		if e.step == nil {
 			e.step = &Step{RequestID: e.id}
 		}
-		e.err = ctxError(ctx, e.step)
+		e.err = e.step.end(ReasonContext, ctxError(ctx, e.step))
+		p.report(e.step, e.err)
 	}
 	return ids
 }
