@@ -70,7 +70,8 @@
 //     io.ErrUnexpectedEOF or a body past the cap). A Client returning a nil
 //     response or body without an error fails with ErrBrokenClient.
 //   - A status outside PENDING, PROCESSING, RETRYING, COMPLETED, FAILED
-//     (including a missing one) fails with ErrUnknownStatus, unless
+//     (including a missing one) fails with an *UnknownStatusError
+//     (ErrUnknownStatus) carrying the info, unless
 //     WithUnknownStatusAsRunning. RETRYING is the server retrying on its
 //     side: it is reported through progress and polling goes on.
 //   - An invalid id (empty, ".", "..", or containing '/', '\\' or a control
@@ -98,13 +99,14 @@
 // scheduler and at most that many workers, so waiting for 10,000 ids costs
 // a small record each, not a stack each. By default every id is waited for
 // and the errors are joined; WithFailFast stops the others at the first
-// failure.
+// failure, cancelling their polls in flight, and gives each an error
+// wrapping ErrStopped (not context.Canceled).
 //
 // # Progress
 //
 // WithProgress receives an Update after every poll: id, status, attempt,
 // server message, the next delay and why it was chosen, and the poll's error.
-// When ctx ends a wait between polls, one last Update says so (Reason
-// ReasonContext, with the error). Nothing in an Update or an error carries
-// the API key.
+// When ctx or WithFailFast ends a wait between polls, one last Update says so
+// (Reason ReasonContext or ReasonStopped, with the error). Nothing in an
+// Update or an error carries the API key.
 package wait

@@ -17,6 +17,11 @@ var ErrFailed = errors.New("wait: request failed")
 // reported a status outside the spec's enum (see WithUnknownStatusAsRunning).
 var ErrUnknownStatus = errors.New("wait: unknown request status")
 
+// ErrStopped is wrapped by the error WaitAll returns for an id it did not
+// wait for to the end because another id failed under WithFailFast. It does
+// not wrap context.Canceled: that error means the caller's ctx ended.
+var ErrStopped = errors.New("stopped after another request failed")
+
 // ErrBrokenClient is wrapped by the error returned when the Client breaks
 // the net/http contract: a nil *http.Response, or one with a nil Body, with
 // a nil error. It ends the wait at once: polling again would not mend the
@@ -143,6 +148,11 @@ func ctxError(ctx context.Context, s *Step) error {
 		return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, err, s.summary())
 	}
 	return fmt.Errorf("wait: request %q: %w: %w (%s)", s.RequestID, err, cause, s.summary())
+}
+
+// stoppedError is the error of an id WaitAll stopped under WithFailFast.
+func stoppedError(s *Step) error {
+	return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, ErrStopped, s.summary())
 }
 
 // summary is the "last seen" tail of timeout and cancellation errors.

@@ -73,6 +73,7 @@ const (
 	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll), never below the hint or the min interval
 	ReasonDone       Reason = "done"                                // a terminal status, or an error from a poll
 	ReasonContext    Reason = "context ended"                       // ctx was cancelled or expired, or its deadline comes before the next poll may: Err wraps ctx's error
+	ReasonStopped    Reason = "stopped"                             // WaitAll under WithFailFast: another id failed; Err wraps ErrStopped
 )
 
 // Step is the outcome of one poll, for callers that schedule polls
@@ -108,9 +109,9 @@ type Step struct {
 }
 
 // Update is what WithProgress reports after every poll, and once more when
-// ctx ends a wait between polls. The last Update of a wait has Next == 0 and
-// Reason ReasonDone or ReasonContext, with Err set unless the request
-// COMPLETED.
+// ctx (or, in WaitAll, WithFailFast) ends a wait between polls. The last
+// Update of a wait has Next == 0 and Reason ReasonDone, ReasonContext or
+// ReasonStopped, with Err set unless the request COMPLETED.
 type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet

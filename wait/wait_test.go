@@ -555,24 +555,94 @@ func TestWaitAllCollectsAllByDefault(t *testing.T) {
 
 func TestWaitAllFailFast(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		// At 30 s "bad" fails: "queued" waits for its next poll (at 600 s)
+		// and "held" has a poll in flight (until 1 h): both are stopped then.
 		f := newFake().
-			on("long", running("600")).
-			on("bad", running("30"), reply{status: gen.RequestStatusFAILED})
+			on("queued", running("600")).
+			on("held", running("20"), reply{status: gen.RequestStatusPENDING, hold: time.Hour}).
+			on("bad", running("30"), reply{status: gen.RequestStatusFAILED, msg: "boom"}).
+			on("ok", completed)
+		var last = map[string]Update{}
+		p := f.poller(t, 0, WithFailFast(), WithProgress(func(u Update) { last[u.RequestID] = u }))
 		start := time.Now()
-		infos, err := f.poller(t, 0, WithFailFast()).WaitAll(t.Context(), "long", "bad")
-		if !errors.Is(err, ErrFailed) || errors.Is(err, context.Canceled) || errors.Is(err, errStopped) {
-			t.Fatalf("err = %v; want only the failure", err)
+		infos, err := p.WaitAll(t.Context(), "queued", "held", "bad", "ok")
+		if el := time.Since(start); el != 30*time.Second {
+			t.Errorf("returned after %v; want 30s: the held poll cancelled at once", el)
 		}
-		if el := time.Since(start); el != 30*time.Second || infos[0] == nil || infos[0].Status != gen.RequestStatusPROCESSING {
-			t.Errorf("returned after %v with %v; want 30s with long's last info", el, infos[0])
+		if n := len(f.callsFor("held")); n != 2 {
+			t.Errorf("held polled %d times; want 2", n)
 		}
-		// The caller's own cancellation is still reported.
+		errs := err.(interface{ Unwrap() []error }).Unwrap()
+		if len(errs) != 3 || errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v; want 3 errors and no context.Canceled", err)
+		}
+		for i, want := range []struct {
+			id, status string
+		}{{"queued", "PROCESSING"}, {"held", "PROCESSING"}} {
+			e := errs[i]
+			if !errors.Is(e, ErrStopped) || !strings.Contains(e.Error(), `"`+want.id+`"`) ||
+				!strings.Contains(e.Error(), "last status "+want.status) || strings.Contains(e.Error(), "%!") {
+				t.Errorf("error %d = %v; want ErrStopped naming %q and %s", i, e, want.id, want.status)
+			}
+			if u := last[want.id]; u.Reason != ReasonStopped || u.Next != 0 || !errors.Is(u.Err, ErrStopped) {
+				t.Errorf("last update of %s = %+v; want ReasonStopped with ErrStopped", want.id, u)
+			}
+		}
+		var fe *FailedError
+		if !errors.As(errs[2], &fe) || fe.Info.RequestId != "bad" || errors.Is(errs[2], ErrStopped) {
+			t.Errorf("error 2 = %v; want bad's *FailedError", errs[2])
+		}
+		if infos[0].Status != gen.RequestStatusPROCESSING || infos[1].Status != gen.RequestStatusPROCESSING ||
+			infos[2].Status != gen.RequestStatusFAILED || infos[3].Status != gen.RequestStatusCOMPLETED {
+			t.Errorf("infos = %v %v %v %v", infos[0].Status, infos[1].Status, infos[2].Status, infos[3].Status)
+		}
+		// The caller's own cancellation is reported as such, not as ErrStopped.
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
-		if _, err := f.poller(t, 0, WithFailFast()).WaitAll(ctx, "long", "long2"); !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("err = %v; want DeadlineExceeded", err)
+		f.on("long2", running("600"))
+		if _, err := f.poller(t, 0, WithFailFast()).WaitAll(ctx, "queued", "long2"); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrStopped) {
+			t.Errorf("err = %v; want DeadlineExceeded, not ErrStopped", err)
 		}
 	})
+}
+
+func TestConcurrencyBoundAcrossCalls(t *testing.T) {
+	for _, tc := range []struct {
+		opts []Option
+		want int
+	}{{nil, DefaultConcurrency}, {[]Option{WithConcurrency(3)}, 3}} {
+		synctest.Test(t, func(t *testing.T) {
+			// 20 Waits, a WaitAll and Steps at once, every poll held 10 s.
+			f := newFake()
+			held := reply{status: gen.RequestStatusCOMPLETED, hold: 10 * time.Second}
+			p := f.poller(t, 0, tc.opts...)
+			var wg sync.WaitGroup
+			for i := range 20 {
+				id := fmt.Sprint("w", i)
+				f.on(id, held)
+				wg.Go(func() {
+					if _, err := p.Wait(t.Context(), id); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			f.on("a1", held).on("a2", held).on("s1", held)
+			wg.Go(func() {
+				if _, err := p.WaitAll(t.Context(), "a1", "a2"); err != nil {
+					t.Error(err)
+				}
+			})
+			wg.Go(func() {
+				if _, err := p.Step(t.Context(), "s1", nil); err != nil {
+					t.Error(err)
+				}
+			})
+			wg.Wait()
+			if f.maxIn != tc.want || len(f.allCalls()) != 23 {
+				t.Errorf("max in flight = %d over %d polls; want %d over 23", f.maxIn, len(f.allCalls()), tc.want)
+			}
+		})
+	}
 }
 
 func TestConcurrencyBound(t *testing.T) {
