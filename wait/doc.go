@@ -39,9 +39,14 @@
 //     that many clients spread out without polling earlier than asked; the
 //     result never exceeds the maximum interval.
 //
-// If the context has a deadline that comes before the next poll is due, Wait
-// returns at once with an error wrapping context.DeadlineExceeded instead of
-// sleeping only to time out.
+// If the context has a deadline that comes before the next poll is due, the
+// delay is shortened (Reason ReasonTrimmed) so that one more poll comes
+// before it, though never earlier than the server's Retry-After (raised to
+// the minimum interval) or, without one, the minimum interval. Only when even
+// that does not fit does Wait return, at once, with an error wrapping
+// context.DeadlineExceeded instead of sleeping only to time out. Step leaves
+// the deadline to its caller. Every computation saturates: no option or
+// Retry-After, however large, overflows into a shorter delay.
 //
 // # Failures
 //
@@ -57,8 +62,16 @@
 //     polled again; after that it fails.
 //   - Any other status, 401 and 403 included, fails at once, after one
 //     request. HTTP failures wrap a *tensorpool.APIError (errors.As).
+//   - Client-side errors that would recur on every poll fail at once,
+//     wrapped with the id: TLS and certificate errors, an unsupported URL
+//     scheme, tensorpool.ErrDoerRedirected, tensorpool.ErrInvalidRequest, and
+//     errors from building the request (a bad server URL, a request editor's
+//     error: anything not from net/http's sending, unless it is a net.Error,
+//     io.ErrUnexpectedEOF or a body past the cap). A Client returning a nil
+//     response or body without an error fails with ErrBrokenClient.
 //   - A status outside PENDING, PROCESSING, RETRYING, COMPLETED, FAILED
-//     (including a missing one) fails with ErrUnknownStatus, unless
+//     (including a missing one) fails with an *UnknownStatusError
+//     (ErrUnknownStatus) carrying the info, unless
 //     WithUnknownStatusAsRunning. RETRYING is the server retrying on its
 //     side: it is reported through progress and polling goes on.
 //   - An invalid id (empty, ".", "..", or containing '/', '\\' or a control
@@ -67,7 +80,9 @@
 //   - A cancelled or expired context returns an error for which
 //     errors.Is(err, context.Canceled) or errors.Is(err,
 //     context.DeadlineExceeded) holds and whose message names the last status
-//     seen and the last transient error. It is never nil.
+//     seen and the last transient error. It is never nil. An answer that
+//     arrives as ctx ends is still used: a COMPLETED or FAILED answer is
+//     the result.
 //
 // In every case Wait also returns the last request info seen (nil if none).
 //
@@ -84,11 +99,14 @@
 // scheduler and at most that many workers, so waiting for 10,000 ids costs
 // a small record each, not a stack each. By default every id is waited for
 // and the errors are joined; WithFailFast stops the others at the first
-// failure.
+// failure, cancelling their polls in flight, and gives each an error
+// wrapping ErrStopped (not context.Canceled).
 //
 // # Progress
 //
 // WithProgress receives an Update after every poll: id, status, attempt,
 // server message, the next delay and why it was chosen, and the poll's error.
-// Nothing in an Update or an error carries the API key.
+// When ctx or WithFailFast ends a wait between polls, one last Update says so
+// (Reason ReasonContext or ReasonStopped, with the error). Nothing in an
+// Update or an error carries the API key.
 package wait

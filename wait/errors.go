@@ -13,9 +13,20 @@ import (
 // terminal status FAILED.
 var ErrFailed = errors.New("wait: request failed")
 
-// ErrUnknownStatus is wrapped by the error returned when the server reports a
-// status outside the spec's enum (see WithUnknownStatusAsRunning).
+// ErrUnknownStatus matches (errors.Is) every *UnknownStatusError: the server
+// reported a status outside the spec's enum (see WithUnknownStatusAsRunning).
 var ErrUnknownStatus = errors.New("wait: unknown request status")
+
+// ErrStopped is wrapped by the error WaitAll returns for an id it did not
+// wait for to the end because another id failed under WithFailFast. It does
+// not wrap context.Canceled: that error means the caller's ctx ended.
+var ErrStopped = errors.New("stopped after another request failed")
+
+// ErrBrokenClient is wrapped by the error returned when the Client breaks
+// the net/http contract: a nil *http.Response, or one with a nil Body, with
+// a nil error. It ends the wait at once: polling again would not mend the
+// lower layer (a custom gen.HttpRequestDoer, typically).
+var ErrBrokenClient = errors.New("broken Client")
 
 // ErrInvalidRequestID is wrapped by the error returned, before any request is
 // sent, for an id that is empty or could address another route: ".", "..",
@@ -31,6 +42,9 @@ type FailedError struct {
 
 // Error names the request id, its type and the server's external_message.
 func (e *FailedError) Error() string {
+	if e == nil || e.Info == nil {
+		return ErrFailed.Error()
+	}
 	msg := fmt.Sprintf("wait: request %q (%s) failed", e.Info.RequestId, e.Info.RequestType)
 	if m := message(e.Info); m != "" {
 		msg += ": " + m
@@ -46,20 +60,59 @@ func (e *FailedError) Is(target error) bool { return target == ErrFailed }
 // a 200 whose body does not decode). It unwraps to the last failure, which
 // is an *tensorpool.APIError when that failure was an HTTP status.
 type TransientError struct {
-	RequestID  string
-	Failures   int
-	LastStatus gen.RequestStatus // last status seen before the failures, or ""
-	Err        error             // the last failure
+	// RequestID is the id that was being polled.
+	RequestID string
+	// Failures is the number of consecutive transient failures, the last
+	// one included (the WithMaxFailures limit).
+	Failures int
+	// LastStatus is the last status seen before the failures, or "".
+	LastStatus gen.RequestStatus
+	// Err is the last failure.
+	Err error
 }
 
-// Error implements error.
+// Error names the id, the number of failures, the last status and the last
+// failure.
 func (e *TransientError) Error() string {
+	if e == nil {
+		return "wait: giving up after consecutive transient failures"
+	}
 	return fmt.Sprintf("wait: request %q: giving up after %d consecutive transient failures (last status %s): %v",
 		e.RequestID, e.Failures, statusText(e.LastStatus), e.Err)
 }
 
 // Unwrap returns the last failure.
-func (e *TransientError) Unwrap() error { return e.Err }
+func (e *TransientError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
+
+// UnknownStatusError reports a status outside the spec's enum, a missing
+// one included (see WithUnknownStatusAsRunning). It matches
+// ErrUnknownStatus.
+type UnknownStatusError struct {
+	// RequestID is the id that was polled.
+	RequestID string
+	// Info is the request info, as the server sent it.
+	Info *gen.RequestInfoResponse
+}
+
+// Error names the status, the request id and the server's external_message.
+func (e *UnknownStatusError) Error() string {
+	if e == nil || e.Info == nil {
+		return ErrUnknownStatus.Error()
+	}
+	msg := fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, e.Info.Status, e.RequestID)
+	if m := message(e.Info); m != "" {
+		msg += ": " + m
+	}
+	return msg
+}
+
+// Is reports whether target is ErrUnknownStatus.
+func (e *UnknownStatusError) Is(target error) bool { return target == ErrUnknownStatus }
 
 func message(info *gen.RequestInfoResponse) string {
 	if info == nil || info.ExternalMessage == nil {
@@ -95,6 +148,11 @@ func ctxError(ctx context.Context, s *Step) error {
 		return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, err, s.summary())
 	}
 	return fmt.Errorf("wait: request %q: %w: %w (%s)", s.RequestID, err, cause, s.summary())
+}
+
+// stoppedError is the error of an id WaitAll stopped under WithFailFast.
+func stoppedError(s *Step) error {
+	return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, ErrStopped, s.summary())
 }
 
 // summary is the "last seen" tail of timeout and cancellation errors.

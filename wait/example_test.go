@@ -6,16 +6,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/wait"
 )
 
 // engine is a tiny in-process TensorPool engine for the examples: each
-// request id plays its statuses, then repeats the last one.
+// request id plays its statuses (or HTTP statuses, such as "503"), then
+// repeats the last one; unknown ids are 404.
 type engine struct {
 	mu         sync.Mutex
 	statuses   map[string][]string
@@ -35,9 +38,16 @@ func (e *engine) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = `{"storage_id":"s-2","message":"destroying","request_id":"r-b"}`
 	case strings.HasPrefix(req.URL.Path, "/request/info/"):
 		id := strings.TrimPrefix(req.URL.Path, "/request/info/")
-		st := e.statuses[id]
+		st, ok := e.statuses[id]
+		if !ok {
+			code = http.StatusNotFound
+			break
+		}
 		msg := map[string]string{"PENDING": "queued", "PROCESSING": "attaching volume", "FAILED": "cluster c-2 is not running"}[st[0]]
 		body = fmt.Sprintf(`{"request_id":%q,"request_type":"STORAGE_ATTACH","status":%q,"external_message":%q,"created_at":""}`, id, st[0], msg)
+		if n, err := strconv.Atoi(st[0]); err == nil { // an HTTP status instead of a request status
+			code, body = n, `{"detail":"busy"}`
+		}
 		if len(st) > 1 {
 			e.statuses[id] = st[1:]
 			hdr.Set("Retry-After", e.retryAfter)
@@ -165,4 +175,143 @@ func ExamplePoller_Step() {
 	// Output:
 	// requeue: PROCESSING retry-after
 	// done: COMPLETED after 2 polls
+}
+
+// New takes either generated client: *gen.Client or, as here,
+// *gen.ClientWithResponses.
+func ExampleNew() {
+	c := newClient(map[string][]string{"r-1": {"PROCESSING", "COMPLETED"}})
+	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxInterval(time.Second))
+	info, err := p.Wait(context.Background(), "r-1")
+	fmt.Println(info.Status, err)
+	// Output: COMPLETED <nil>
+}
+
+// A Retry-After below the minimum interval (10 ms here) is raised to it.
+func ExampleWithMinInterval() {
+	c := newClient(map[string][]string{"r-1": {"PENDING", "COMPLETED"}})
+	s, err := wait.New(c, wait.WithMinInterval(20*time.Millisecond)).Step(context.Background(), "r-1", nil)
+	fmt.Println(s.Reason, s.Next >= 20*time.Millisecond, err)
+	// Output: retry-after raised to min interval true <nil>
+}
+
+// A Retry-After above the maximum interval (600 s here) is clamped to it:
+// the one case of a poll earlier than the server asked, and Reason says so.
+func ExampleWithMaxInterval() {
+	e := &engine{statuses: map[string][]string{"r-1": {"PENDING", "COMPLETED"}}, retryAfter: "600"}
+	c, _ := gen.NewClient("https://engine.example/", gen.WithHTTPClient(&http.Client{Transport: e}))
+	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxInterval(5*time.Millisecond),
+		wait.WithProgress(func(u wait.Update) { fmt.Println(u.Status, u.Next, u.Reason) }))
+	_, _ = p.Wait(context.Background(), "r-1")
+	// Output:
+	// PENDING 5ms retry-after clamped to max interval
+	// COMPLETED 0s done
+}
+
+// Without a usable Retry-After, delays double from the minimum interval up
+// to the maximum backoff, plus at most 25 % jitter.
+func ExampleWithMaxBackoff() {
+	e := &engine{statuses: map[string][]string{"r-1": {"PENDING", "PENDING", "PENDING", "PENDING", "COMPLETED"}}}
+	c, _ := gen.NewClient("https://engine.example/", gen.WithHTTPClient(&http.Client{Transport: e}))
+	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxBackoff(2*time.Millisecond),
+		wait.WithProgress(func(u wait.Update) {
+			if u.Next > 0 {
+				fmt.Println(u.Reason, u.Next <= 2*time.Millisecond*5/4)
+			}
+		}))
+	_, _ = p.Wait(context.Background(), "r-1")
+	// Output:
+	// backoff true
+	// backoff true
+	// backoff true
+	// backoff true
+}
+
+// The number of consecutive transient failures (here 503s) that ends a wait.
+func ExampleWithMaxFailures() {
+	c := newClient(map[string][]string{"r-5": {"503", "503", "503", "COMPLETED"}})
+	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxFailures(2)).Wait(context.Background(), "r-5")
+	var te *wait.TransientError
+	fmt.Println(errors.As(err, &te), te.Failures)
+	// Output: true 2
+}
+
+// Tell "polling kept failing" apart from a FAILED request, and find the
+// last failure's HTTP status.
+func ExampleTransientError() {
+	c := newClient(map[string][]string{"r-5": {"PENDING", "503"}})
+	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).Wait(context.Background(), "r-5")
+	var te *wait.TransientError
+	if errors.As(err, &te) {
+		fmt.Println(te.RequestID, te.Failures, te.LastStatus, tensorpool.StatusCode(err))
+	}
+	// Output: r-5 5 PENDING 503
+}
+
+// A 404 is taken for "not visible yet" only for a short while after the
+// first poll; here 3 ms.
+func ExampleWithNotFoundGrace() {
+	c := newClient(map[string][]string{})
+	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithNotFoundGrace(3*time.Millisecond)).
+		Wait(context.Background(), "r-unknown")
+	fmt.Println(tensorpool.IsNotFound(err))
+	// Output: true
+}
+
+// At most one poll in flight: the ids are still each on their own schedule.
+func ExampleWithConcurrency() {
+	c := newClient(map[string][]string{"r-a": {"PENDING", "COMPLETED"}, "r-b": {"COMPLETED"}})
+	infos, err := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithConcurrency(1)).
+		WaitAll(context.Background(), "r-a", "r-b")
+	fmt.Println(infos[0].Status, infos[1].Status, err)
+	// Output: COMPLETED COMPLETED <nil>
+}
+
+// Stop waiting for the other requests at the first failure: each one not
+// waited for to the end gets an error wrapping ErrStopped, and no
+// context.Canceled (the caller's ctx did not end).
+func ExampleWithFailFast() {
+	c := newClient(map[string][]string{
+		"r-ok":  {"PROCESSING", "PROCESSING", "PROCESSING", "PROCESSING", "PROCESSING", "PROCESSING", "COMPLETED"},
+		"r-bad": {"FAILED"},
+	})
+	infos, err := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithFailFast()).
+		WaitAll(context.Background(), "r-ok", "r-bad")
+	fmt.Println("r-bad:", infos[1].Status)
+	fmt.Println("failed:", errors.Is(err, wait.ErrFailed))
+	fmt.Println("stopped:", errors.Is(err, wait.ErrStopped))
+	fmt.Println("canceled:", errors.Is(err, context.Canceled))
+	// Output:
+	// r-bad: FAILED
+	// failed: true
+	// stopped: true
+	// canceled: false
+}
+
+// A status outside the spec's enum ends the wait by default; with
+// WithUnknownStatusAsRunning it is polled like a running one.
+func ExampleWithUnknownStatusAsRunning() {
+	c := newClient(map[string][]string{"r-7": {"QUEUED_V2", "COMPLETED"}})
+	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithUnknownStatusAsRunning(),
+		wait.WithProgress(func(u wait.Update) { fmt.Println(u.Status, u.Reason) }))
+	info, err := p.Wait(context.Background(), "r-7")
+	fmt.Println(info.Status, err)
+	// Output:
+	// QUEUED_V2 retry-after
+	// COMPLETED done
+	// COMPLETED <nil>
+}
+
+// By default an unknown status is an *UnknownStatusError carrying the info.
+func ExampleUnknownStatusError() {
+	c := newClient(map[string][]string{"r-6": {"PENDING", "QUEUED_V2"}})
+	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).Wait(context.Background(), "r-6")
+	var unknown *wait.UnknownStatusError
+	if errors.As(err, &unknown) {
+		fmt.Println(unknown.RequestID, unknown.Info.Status)
+		fmt.Println(err)
+	}
+	// Output:
+	// r-6 QUEUED_V2
+	// wait: unknown request status "QUEUED_V2" for request "r-6"
 }

@@ -25,7 +25,10 @@ type reply struct {
 	body       string            // raw body, replacing the JSON built from status
 	ctype      string            // Content-Type; "" for application/json
 	err        error             // a transport error instead of a response
-	hold       time.Duration     // time the request takes (virtual)
+	hold       time.Duration     // time the request takes (virtual); ctx ends it early
+	deaf       bool              // the hold ignores ctx: the answer arrives even if ctx ends
+	noResp     bool              // return a nil *http.Response and a nil error
+	noBody     bool              // return a response with a nil Body
 }
 
 // call is one request the fake engine received.
@@ -83,10 +86,23 @@ func (f *fake) RoundTrip(req *http.Request) (*http.Response, error) {
 	f.mu.Unlock()
 	defer func() { f.mu.Lock(); f.inFlight--; f.mu.Unlock() }()
 	if r.hold > 0 {
-		time.Sleep(r.hold)
+		t := time.NewTimer(r.hold)
+		defer t.Stop()
+		done := req.Context().Done()
+		if r.deaf {
+			done = nil
+		}
+		select {
+		case <-t.C:
+		case <-done:
+			return nil, req.Context().Err()
+		}
 	}
-	if r.err != nil {
+	switch {
+	case r.err != nil:
 		return nil, r.err
+	case r.noResp:
+		return nil, nil
 	}
 	resp := &http.Response{StatusCode: r.code, Header: http.Header{}, Request: req, ProtoMajor: 1, ProtoMinor: 1}
 	if resp.StatusCode == 0 {
@@ -103,7 +119,9 @@ func (f *fake) RoundTrip(req *http.Request) (*http.Response, error) {
 		b, _ := json.Marshal(info)
 		body = string(b)
 	}
-	resp.Body = io.NopCloser(strings.NewReader(body))
+	if !r.noBody {
+		resp.Body = io.NopCloser(strings.NewReader(body))
+	}
 	resp.ContentLength = int64(len(body))
 	if r.ctype == "" {
 		r.ctype = "application/json"

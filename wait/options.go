@@ -62,9 +62,12 @@ func WithMaxBackoff(d time.Duration) Option {
 	}
 }
 
-// WithProgress calls f after every poll, including the last. Calls made by
-// one Poller are serialized, so f need not be safe for concurrent use; f
-// should return quickly, as polling waits for it.
+// WithProgress calls f after every poll, including the last, and once more
+// when ctx (or WithFailFast) ends a wait between polls (see Update). Calls
+// made by one Poller are serialized, so f need not be safe for concurrent
+// use; f should return quickly, as polling waits for it. f runs under the
+// Poller's lock: it must not call the same Poller's Wait, WaitAll or Step
+// (that deadlocks); start a goroutine or use another Poller.
 func WithProgress(f func(Update)) Option {
 	return func(c *config) { c.progress = f }
 }
@@ -102,7 +105,9 @@ func WithUnknownStatusAsRunning() Option {
 }
 
 // WithFailFast makes WaitAll stop waiting for the other requests as soon as
-// one wait fails. By default every request is waited for.
+// one wait fails (ctx ending is not such a failure): their polls in flight
+// are cancelled, and each gets an error wrapping ErrStopped, naming it and
+// its last status. By default every request is waited for.
 func WithFailFast() Option {
 	return func(c *config) { c.failFast = true }
 }

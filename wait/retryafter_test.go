@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -8,15 +9,18 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 )
 
-// FuzzRetryAfter: whatever Retry-After and Date a server sends, the schedule
-// stays within [min, max] and never polls earlier than a hint within bounds.
+// FuzzRetryAfter: whatever Retry-After and Date a server sends, and whatever
+// interval options a caller sets, the schedule stays within [min, max],
+// never polls earlier than a hint within bounds, and backoff never shrinks.
 func FuzzRetryAfter(f *testing.F) {
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	for _, s := range []string{"0", "5", "2.5", "-1", "", "soon", "99999999999999999999",
 		now.Add(time.Minute).Format(http.TimeFormat), now.Format(time.RFC850), now.Format(time.ANSIC)} {
-		f.Add(s, now.Format(http.TimeFormat))
+		f.Add(s, now.Format(http.TimeFormat), int64(0), int64(0), int64(0), uint8(0))
 	}
-	f.Fuzz(func(t *testing.T, value, date string) {
+	f.Add("9223372035", "", int64(0), int64(math.MaxInt64), int64(0), uint8(1))
+	f.Add("", "", int64(1), int64(math.MaxInt64), int64(math.MaxInt64), uint8(255))
+	f.Fuzz(func(t *testing.T, value, date string, minNs, maxNs, backoffNs int64, steps uint8) {
 		h := http.Header{"Retry-After": {value}, "Date": {date}}
 		d, ok := retryafter.Parse(h, now)
 		if d < 0 {
@@ -25,16 +29,26 @@ func FuzzRetryAfter(f *testing.F) {
 		if !ok && d != 0 {
 			t.Fatalf("unusable value %q gave %v", value, d)
 		}
-		// Whatever the server sends, the schedule stays within bounds.
-		p := New(nil)
+		p := New(nil, WithMinInterval(time.Duration(minNs)), WithMaxInterval(time.Duration(maxNs)),
+			WithMaxBackoff(time.Duration(backoffNs)))
 		p.rand = func() float64 { return 0.999999 }
+		lo, hi := p.cfg.minInterval, p.cfg.maxInterval
 		s := &Step{}
 		p.schedule(s, d, ok)
-		if s.Next < p.cfg.minInterval || s.Next > p.cfg.maxInterval {
-			t.Fatalf("delay %v outside [%v, %v] for %q", s.Next, p.cfg.minInterval, p.cfg.maxInterval, value)
+		if s.Next < lo || s.Next > hi || s.Next < s.floor {
+			t.Fatalf("delay %v outside [%v, %v] (floor %v) for %q", s.Next, lo, hi, s.floor, value)
 		}
-		if ok && d <= p.cfg.maxInterval && s.Next < d {
+		if ok && d <= hi && s.Next < d {
 			t.Fatalf("delay %v earlier than the server's %v for %q", s.Next, d, value)
+		}
+		// Backoff: within bounds and never shrinking, however many steps.
+		prev := time.Duration(0)
+		for i := 0; i <= int(steps); i++ {
+			p.schedule(s, 0, false)
+			if s.Next < lo || s.Next > hi || s.Next < prev {
+				t.Fatalf("backoff step %d: %v after %v, outside [%v, %v]", i, s.Next, prev, lo, hi)
+			}
+			prev = s.Next
 		}
 	})
 }

@@ -2,11 +2,16 @@ package wait
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +38,7 @@ type Poller struct {
 	c    Client
 	cfg  config
 	sem  chan struct{} // bounds in-flight poll requests
-	mu   sync.Mutex    // serializes progress callbacks
+	mu   sync.Mutex    // serializes progress callbacks; held while one runs
 	rand func() float64
 }
 
@@ -59,13 +64,16 @@ func New(c Client, opts ...Option) *Poller {
 // Reason says why a delay was chosen.
 type Reason string
 
-// The reasons for a delay.
+// The reasons for a delay, and for the end of polling (Next == 0).
 const (
-	ReasonRetryAfter Reason = "retry-after"                        // the server's Retry-After, plus jitter
-	ReasonRaised     Reason = "retry-after raised to min interval" // the hint was below WithMinInterval
-	ReasonClamped    Reason = "retry-after clamped to max interval"
-	ReasonBackoff    Reason = "backoff" // no usable Retry-After: exponential backoff, plus jitter
-	ReasonDone       Reason = "done"    // no further poll
+	ReasonRetryAfter Reason = "retry-after"                         // the server's Retry-After, plus jitter
+	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithMinInterval
+	ReasonClamped    Reason = "retry-after clamped to max interval" // the hint was above WithMaxInterval
+	ReasonBackoff    Reason = "backoff"                             // no usable Retry-After: exponential backoff, plus jitter
+	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll), never below the hint or the min interval
+	ReasonDone       Reason = "done"                                // a terminal status, or an error from a poll
+	ReasonContext    Reason = "context ended"                       // ctx was cancelled or expired, or its deadline comes before the next poll may: Err wraps ctx's error
+	ReasonStopped    Reason = "stopped"                             // WaitAll under WithFailFast: another id failed; Err wraps ErrStopped
 )
 
 // Step is the outcome of one poll, for callers that schedule polls
@@ -85,7 +93,7 @@ type Step struct {
 	// Next is how long to wait before the next poll; 0 when polling is over
 	// (Done, or an error was returned).
 	Next time.Duration
-	// Reason says why Next was chosen.
+	// Reason says why Next was chosen, or why polling is over.
 	Reason Reason
 	// Attempt counts the polls made, this one included.
 	Attempt int
@@ -96,17 +104,21 @@ type Step struct {
 	// Started is the time of the first poll.
 	Started time.Time
 
-	backoff int // consecutive delays chosen without a usable hint
+	backoff int           // consecutive delays chosen without a usable hint
+	floor   time.Duration // the earliest Next may be: the server's hint or the minimum interval
 }
 
-// Update is what WithProgress reports after every poll.
+// Update is what WithProgress reports after every poll, and once more when
+// ctx (or, in WaitAll, WithFailFast) ends a wait between polls. The last
+// Update of a wait has Next == 0 and Reason ReasonDone, ReasonContext or
+// ReasonStopped, with Err set unless the request COMPLETED.
 type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet
 	Attempt   int               // polls made for this request, this one included
 	Message   string            // the server's external_message, if any
 	Next      time.Duration     // delay before the next poll; 0 if none
-	Reason    Reason            // why Next was chosen
+	Reason    Reason            // why Next was chosen, or why polling is over
 	Err       error             // this poll's failure (transient, or the one ending the wait), if any
 	Info      *gen.RequestInfoResponse
 }
@@ -115,73 +127,110 @@ type Update struct {
 // *FailedError), or until a permanent error or ctx ends the wait. It returns
 // the last request info seen in every case, nil if none was. The first poll
 // is sent at once.
+//
+// If ctx has a deadline, a delay that would end after it is shortened, but
+// never below what the server asked for (or the minimum interval); when
+// even that does not fit, Wait returns at once with an error wrapping
+// context.DeadlineExceeded instead of sleeping only to time out.
 func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoResponse, error) {
+	if err := checkID(requestID); err != nil {
+		return nil, err
+	}
 	var s *Step
 	for {
 		var err error
-		s, err = p.Step(ctx, requestID, s)
-		if err != nil || s.Done {
-			return s.Info, err
+		s, err = p.step(ctx, requestID, s)
+		if err == nil && !s.Done {
+			err = fitDeadline(ctx, s)
 		}
-		if err := pastDeadline(ctx, s); err != nil {
+		p.report(s, err)
+		if err != nil || s.Done {
 			return s.Info, err
 		}
 		t := time.NewTimer(s.Next)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return s.Info, ctxError(ctx, s)
+			err := s.end(ReasonContext, ctxError(ctx, s))
+			p.report(s, err)
+			return s.Info, err
 		case <-t.C:
 		}
 	}
 }
 
-// pastDeadline returns an error wrapping context.DeadlineExceeded if ctx's
-// deadline comes before s's next poll is due. Polling earlier than asked is
-// not an option and sleeping only to time out helps no one: the timeout is
-// reported at once.
-func pastDeadline(ctx context.Context, s *Step) error {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.Next {
-		return fmt.Errorf("wait: request %q: %w: next poll due in %v, after the deadline (%s)",
-			s.RequestID, context.DeadlineExceeded, s.Next, s.summary())
+// fitDeadline makes s's next poll come before ctx's deadline: it shortens
+// s.Next, never below s.floor, or, if even s.floor does not fit, ends s with
+// an error wrapping context.DeadlineExceeded.
+func fitDeadline(ctx context.Context, s *Step) error {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return nil
 	}
-	return nil
+	left := time.Until(dl)
+	switch {
+	case s.Next < left:
+		return nil
+	case s.floor < left:
+		// Leave a floor's worth of time before the deadline for the poll
+		// itself, unless that would poll earlier than allowed.
+		s.Next, s.Reason = max(s.floor, left-s.floor), ReasonTrimmed
+		return nil
+	}
+	return s.end(ReasonContext, fmt.Errorf("wait: request %q: %w: next poll due in %v at the earliest, after the deadline (%s)",
+		s.RequestID, context.DeadlineExceeded, s.floor, s.summary()))
 }
 
 // Step polls the request once and says what to do next, without waiting. A
 // nil error with Done == false means "poll again after Next". A non-nil error
-// ends polling: *FailedError (with Done), *TransientError, an error wrapping
-// *tensorpool.APIError, ErrUnknownStatus, ErrInvalidRequestID, or ctx's
-// error. The returned Step is never nil. prev is the Step returned by the
-// previous call for this id, or nil for the first.
+// ends polling: *FailedError (with Done), *TransientError, *UnknownStatusError,
+// an error wrapping *tensorpool.APIError, ErrBrokenClient or the Client's
+// permanent error, ErrInvalidRequestID, or ctx's error. The returned Step is
+// never nil. prev is the Step returned by the previous call for this id, or
+// nil for the first.
+//
+// Unlike Wait, Step does not fit Next to ctx's deadline: a controller's ctx
+// bounds one reconcile, not the wait.
 func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
+	if err := checkID(requestID); err != nil {
+		return &Step{RequestID: requestID, Reason: ReasonDone}, err
+	}
+	s, err := p.step(ctx, requestID, prev)
+	p.report(s, err)
+	return s, err
+}
+
+// step is Step without the progress report, for a valid id.
+func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	s := &Step{RequestID: requestID}
 	if prev != nil && prev.RequestID == requestID {
 		*s = *prev
-		s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	}
-	s.Reason = ReasonDone
-	if err := checkID(requestID); err != nil {
-		return s, err
-	}
+	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	if ctx.Err() != nil {
-		return s, ctxError(ctx, s)
+		return s, s.end(ReasonContext, ctxError(ctx, s))
 	}
 	if s.Started.IsZero() {
 		s.Started = time.Now()
 	}
 	s.Attempt++
-	err := p.poll(ctx, s)
-	p.report(s, err)
-	return s, err
+	return s, p.poll(ctx, s)
 }
 
-// poll sends one GET and fills in s; a non-nil error ends polling.
+// end marks s as over for reason r and returns err.
+func (s *Step) end(r Reason, err error) error {
+	s.Next, s.Reason = 0, r
+	return err
+}
+
+// poll sends one GET and fills in s; a non-nil error ends polling. A
+// decoded answer is recorded even if ctx ended meanwhile; a failed GET is
+// reported as ctx's error if ctx has ended.
 func (p *Poller) poll(ctx context.Context, s *Step) error {
 	info, hint, hasHint, transient, err := p.get(ctx, s.RequestID)
 	switch {
-	case ctx.Err() != nil:
-		return ctxError(ctx, s)
+	case err != nil && ctx.Err() != nil:
+		return s.end(ReasonContext, ctxError(ctx, s))
 	case err != nil && transient:
 		s.Failures++
 		s.Err = err
@@ -212,8 +261,11 @@ func (p *Poller) poll(ctx context.Context, s *Step) error {
 	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
 	default:
 		if !p.cfg.unknownRunning {
-			return fmt.Errorf("%w %q for request %q (%s)", ErrUnknownStatus, info.Status, s.RequestID, message(info))
+			return &UnknownStatusError{RequestID: s.RequestID, Info: info}
 		}
+	}
+	if ctx.Err() != nil {
+		return s.end(ReasonContext, ctxError(ctx, s))
 	}
 	p.schedule(s, hint, hasHint)
 	return nil
@@ -222,14 +274,14 @@ func (p *Poller) poll(ctx context.Context, s *Step) error {
 // schedule sets s.Next: the server's hint raised to the minimum interval or
 // clamped to the maximum, else exponential backoff from the minimum interval
 // up to the maximum backoff; then up to 25 % positive jitter, never past the
-// maximum interval.
+// maximum interval. Every step saturates: no option or hint can overflow.
 func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
 	c := &p.cfg
 	var base time.Duration
 	switch {
 	case hasHint && hint > c.maxInterval:
 		s.backoff = 0
-		s.Next, s.Reason = c.maxInterval, ReasonClamped
+		s.Next, s.floor, s.Reason = c.maxInterval, c.maxInterval, ReasonClamped
 		return
 	case hasHint && hint < c.minInterval:
 		s.backoff = 0
@@ -240,13 +292,18 @@ func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
 	default:
 		base = c.minInterval
 		for i := 0; i < s.backoff && base < c.maxBackoff; i++ {
-			base *= 2
+			base = min(base, c.maxBackoff/2) * 2 // saturates; never overflows
 		}
 		base = min(base, c.maxBackoff)
 		s.backoff++
 		s.Reason = ReasonBackoff
 	}
-	s.Next = min(base+time.Duration(p.rand()*jitter*float64(base)), c.maxInterval)
+	s.floor = base
+	if s.Reason == ReasonBackoff {
+		s.floor = c.minInterval
+	}
+	// base <= maxInterval, so the room left cannot overflow.
+	s.Next = base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base)
 }
 
 // get sends one GET /request/info/{id}. transient classifies a non-nil err;
@@ -260,8 +317,16 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 	}
 	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
-	if err != nil {
-		return nil, 0, false, true, err
+	switch {
+	case err != nil:
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		return nil, 0, false, !permanent(err), err
+	case resp == nil:
+		return nil, 0, false, false, fmt.Errorf("%w: nil *http.Response and nil error", ErrBrokenClient)
+	case resp.Body == nil:
+		return nil, 0, false, false, fmt.Errorf("%w: %d response with a nil Body", ErrBrokenClient, resp.StatusCode)
 	}
 	hint, hasHint = retryafter.Parse(resp.Header, time.Now())
 	if resp.StatusCode != http.StatusOK {
@@ -286,6 +351,40 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 	return parsed.JSON200, hint, hasHint, false, nil
 }
 
+// permanent reports whether err, returned by the Client instead of a
+// response, would come back on every poll, so that retrying only delays the
+// failure: a certificate or TLS error, a redirect or request refused by the
+// tensorpool client, an unsupported URL scheme, or an error from building the
+// request (a bad server URL or a request editor's error, neither wrapped in
+// a *url.Error by net/http). Everything else that failed sending (network
+// errors, timeouts, resets, io.ErrUnexpectedEOF, a body past the cap) is
+// transient.
+func permanent(err error) bool {
+	var (
+		ue        *url.Error
+		ne        net.Error
+		authority x509.UnknownAuthorityError
+		invalid   x509.CertificateInvalidError
+		hostname  x509.HostnameError
+		record    tls.RecordHeaderError
+		verify    *tls.CertificateVerificationError
+	)
+	switch {
+	case errors.As(err, &authority), errors.As(err, &invalid), errors.As(err, &hostname),
+		errors.As(err, &record), errors.As(err, &verify),
+		errors.Is(err, tensorpool.ErrDoerRedirected), errors.Is(err, tensorpool.ErrInvalidRequest):
+		return true
+	case errors.As(err, &ue) && ue.Op != "parse": // from sending (net/http's Op is the method)
+		return ue.Err != nil && strings.HasPrefix(ue.Err.Error(), "unsupported protocol scheme")
+	case errors.As(err, &ue): // url.Parse of the server URL
+		return true
+	}
+	// A custom doer may return network errors bare.
+	return !errors.As(err, &ne) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) &&
+		!errors.Is(err, tensorpool.ErrResponseTooLarge)
+}
+
+// report sends s, and err if it ended the wait, to the progress callback.
 func (p *Poller) report(s *Step, err error) {
 	if p.cfg.progress == nil {
 		return
@@ -293,7 +392,7 @@ func (p *Poller) report(s *Step, err error) {
 	u := Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message(s.Info),
 		Next: s.Next, Reason: s.Reason, Err: s.Err, Info: s.Info}
 	if err != nil {
-		u.Next, u.Reason, u.Err = 0, ReasonDone, err
+		u.Next, u.Err = 0, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

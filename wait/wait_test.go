@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"runtime"
 	"strings"
@@ -298,6 +299,10 @@ func TestUnknownStatus(t *testing.T) {
 			if !errors.Is(err, ErrUnknownStatus) || info == nil || info.Status != st || len(f.allCalls()) != 2 {
 				t.Errorf("status %q: %v, %v after %d polls; want ErrUnknownStatus after 2", st, info, err, len(f.allCalls()))
 			}
+			var use *UnknownStatusError
+			if !errors.As(err, &use) || use.RequestID != "r" || use.Info != info || !strings.Contains(err.Error(), fmt.Sprintf("%q", st)) {
+				t.Errorf("status %q: err = %#v; want an *UnknownStatusError carrying the id and info", st, err)
+			}
 		}
 		f := newFake().on("r", reply{status: "QUEUED_V2", retryAfter: "240"}, completed)
 		if _, err := f.poller(t, 0, WithUnknownStatusAsRunning()).Wait(t.Context(), "r"); err != nil {
@@ -550,24 +555,94 @@ func TestWaitAllCollectsAllByDefault(t *testing.T) {
 
 func TestWaitAllFailFast(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		// At 30 s "bad" fails: "queued" waits for its next poll (at 600 s)
+		// and "held" has a poll in flight (until 1 h): both are stopped then.
 		f := newFake().
-			on("long", running("600")).
-			on("bad", running("30"), reply{status: gen.RequestStatusFAILED})
+			on("queued", running("600")).
+			on("held", running("20"), reply{status: gen.RequestStatusPENDING, hold: time.Hour}).
+			on("bad", running("30"), reply{status: gen.RequestStatusFAILED, msg: "boom"}).
+			on("ok", completed)
+		var last = map[string]Update{}
+		p := f.poller(t, 0, WithFailFast(), WithProgress(func(u Update) { last[u.RequestID] = u }))
 		start := time.Now()
-		infos, err := f.poller(t, 0, WithFailFast()).WaitAll(t.Context(), "long", "bad")
-		if !errors.Is(err, ErrFailed) || errors.Is(err, context.Canceled) || errors.Is(err, errStopped) {
-			t.Fatalf("err = %v; want only the failure", err)
+		infos, err := p.WaitAll(t.Context(), "queued", "held", "bad", "ok")
+		if el := time.Since(start); el != 30*time.Second {
+			t.Errorf("returned after %v; want 30s: the held poll cancelled at once", el)
 		}
-		if el := time.Since(start); el != 30*time.Second || infos[0] == nil || infos[0].Status != gen.RequestStatusPROCESSING {
-			t.Errorf("returned after %v with %v; want 30s with long's last info", el, infos[0])
+		if n := len(f.callsFor("held")); n != 2 {
+			t.Errorf("held polled %d times; want 2", n)
 		}
-		// The caller's own cancellation is still reported.
+		errs := err.(interface{ Unwrap() []error }).Unwrap()
+		if len(errs) != 3 || errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v; want 3 errors and no context.Canceled", err)
+		}
+		for i, want := range []struct {
+			id, status string
+		}{{"queued", "PROCESSING"}, {"held", "PROCESSING"}} {
+			e := errs[i]
+			if !errors.Is(e, ErrStopped) || !strings.Contains(e.Error(), `"`+want.id+`"`) ||
+				!strings.Contains(e.Error(), "last status "+want.status) || strings.Contains(e.Error(), "%!") {
+				t.Errorf("error %d = %v; want ErrStopped naming %q and %s", i, e, want.id, want.status)
+			}
+			if u := last[want.id]; u.Reason != ReasonStopped || u.Next != 0 || !errors.Is(u.Err, ErrStopped) {
+				t.Errorf("last update of %s = %+v; want ReasonStopped with ErrStopped", want.id, u)
+			}
+		}
+		var fe *FailedError
+		if !errors.As(errs[2], &fe) || fe.Info.RequestId != "bad" || errors.Is(errs[2], ErrStopped) {
+			t.Errorf("error 2 = %v; want bad's *FailedError", errs[2])
+		}
+		if infos[0].Status != gen.RequestStatusPROCESSING || infos[1].Status != gen.RequestStatusPROCESSING ||
+			infos[2].Status != gen.RequestStatusFAILED || infos[3].Status != gen.RequestStatusCOMPLETED {
+			t.Errorf("infos = %v %v %v %v", infos[0].Status, infos[1].Status, infos[2].Status, infos[3].Status)
+		}
+		// The caller's own cancellation is reported as such, not as ErrStopped.
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
-		if _, err := f.poller(t, 0, WithFailFast()).WaitAll(ctx, "long", "long2"); !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("err = %v; want DeadlineExceeded", err)
+		f.on("long2", running("600"))
+		if _, err := f.poller(t, 0, WithFailFast()).WaitAll(ctx, "queued", "long2"); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrStopped) {
+			t.Errorf("err = %v; want DeadlineExceeded, not ErrStopped", err)
 		}
 	})
+}
+
+func TestConcurrencyBoundAcrossCalls(t *testing.T) {
+	for _, tc := range []struct {
+		opts []Option
+		want int
+	}{{nil, DefaultConcurrency}, {[]Option{WithConcurrency(3)}, 3}} {
+		synctest.Test(t, func(t *testing.T) {
+			// 20 Waits, a WaitAll and Steps at once, every poll held 10 s.
+			f := newFake()
+			held := reply{status: gen.RequestStatusCOMPLETED, hold: 10 * time.Second}
+			p := f.poller(t, 0, tc.opts...)
+			var wg sync.WaitGroup
+			for i := range 20 {
+				id := fmt.Sprint("w", i)
+				f.on(id, held)
+				wg.Go(func() {
+					if _, err := p.Wait(t.Context(), id); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			f.on("a1", held).on("a2", held).on("s1", held)
+			wg.Go(func() {
+				if _, err := p.WaitAll(t.Context(), "a1", "a2"); err != nil {
+					t.Error(err)
+				}
+			})
+			wg.Go(func() {
+				if _, err := p.Step(t.Context(), "s1", nil); err != nil {
+					t.Error(err)
+				}
+			})
+			wg.Wait()
+			if f.maxIn != tc.want || len(f.allCalls()) != 23 {
+				t.Errorf("max in flight = %d over %d polls; want %d over 23", f.maxIn, len(f.allCalls()), tc.want)
+			}
+		})
+	}
 }
 
 func TestConcurrencyBound(t *testing.T) {
@@ -741,6 +816,156 @@ func TestProgressCallsSerialized(t *testing.T) {
 		}
 		if maxInside != 1 || n != 48 {
 			t.Errorf("%d concurrent progress calls (of %d); want 1 at a time, 48 in all", maxInside, n)
+		}
+	})
+}
+
+func TestScheduleSaturates(t *testing.T) {
+	huge := time.Duration(math.MaxInt64)
+	p := New(nil, WithMaxInterval(huge), WithMaxBackoff(huge))
+	p.rand = func() float64 { return 0.999999 }
+	hint := 9223372035 * time.Second
+	s := &Step{}
+	p.schedule(s, hint, true)
+	if s.Next < hint {
+		t.Errorf("Retry-After %v gave a delay of %v", hint, s.Next)
+	}
+	// Backoff doubles up to the maximum and stays there.
+	s, prev := &Step{}, time.Duration(0)
+	for i := range 100 {
+		p.schedule(s, 0, false)
+		if s.Next < prev || s.Next < time.Second {
+			t.Fatalf("backoff step %d: %v after %v", i, s.Next, prev)
+		}
+		prev = s.Next
+	}
+	if prev != huge {
+		t.Errorf("backoff ended at %v; want %v", prev, huge)
+	}
+	// Through Wait: one poll, then the deadline; never a tight loop.
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("9223372035"))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		defer cancel()
+		polls := 0
+		p := f.poller(t, 0.999999, WithMaxInterval(huge), WithProgress(func(Update) {
+			if polls++; polls == 3 {
+				cancel()
+			}
+		}))
+		if _, err := p.Wait(ctx, "r"); !errors.Is(err, context.DeadlineExceeded) || len(f.allCalls()) != 1 {
+			t.Errorf("err = %v after %d polls; want DeadlineExceeded after 1", err, len(f.allCalls()))
+		}
+	})
+}
+
+func TestAnswerKeptWhenContextEndsWithIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Each answer arrives at 10 s, after ctx ended at 5 s.
+		f := newFake().
+			on("done", reply{status: gen.RequestStatusCOMPLETED, hold: 10 * time.Second, deaf: true}).
+			on("failed", reply{status: gen.RequestStatusFAILED, hold: 10 * time.Second, deaf: true}).
+			on("running", reply{status: gen.RequestStatusPENDING, hold: 10 * time.Second, deaf: true}).
+			on("broken", reply{code: 503, hold: 10 * time.Second, deaf: true})
+		wait := func(id string) (*gen.RequestInfoResponse, error) {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			return f.poller(t, 0).Wait(ctx, id)
+		}
+		if info, err := wait("done"); err != nil || info == nil || info.Status != gen.RequestStatusCOMPLETED {
+			t.Errorf("done: %v, %v; want COMPLETED", info, err)
+		}
+		if info, err := wait("failed"); !errors.Is(err, ErrFailed) || info == nil {
+			t.Errorf("failed: %v, %v; want the *FailedError", info, err)
+		}
+		if info, err := wait("running"); !errors.Is(err, context.DeadlineExceeded) || info == nil || !strings.Contains(err.Error(), "PENDING") {
+			t.Errorf("running: %v, %v; want DeadlineExceeded naming PENDING, with the info", info, err)
+		}
+		if _, err := wait("broken"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("broken: %v; want DeadlineExceeded", err)
+		}
+	})
+}
+
+func TestDeadlineTrimsDelayInsteadOfGivingUp(t *testing.T) {
+	type run func(p *Poller, ctx context.Context) error
+	for name, r := range map[string]run{
+		"Wait":    func(p *Poller, ctx context.Context) error { _, err := p.Wait(ctx, "r"); return err },
+		"WaitAll": func(p *Poller, ctx context.Context) error { _, err := p.WaitAll(ctx, "r"); return err },
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// No hint, 20 s: backoff 1, 2, 4, 8 s; 16 s more would pass the
+				// deadline, so the delay is trimmed to 4 s (a minimum interval
+				// left before the deadline); then not even 1 s fits.
+				f := newFake().on("r", running(""))
+				var ups []Update
+				p := f.poller(t, 0, WithProgress(func(u Update) { ups = append(ups, u) }))
+				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+				defer cancel()
+				start := time.Now()
+				err := r(p, ctx)
+				if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 19*time.Second {
+					t.Fatalf("err = %v after %v; want DeadlineExceeded after 19s", err, time.Since(start))
+				}
+				checkGaps(t, f.gaps("r"), time.Second, 2*time.Second, 4*time.Second, 8*time.Second, 4*time.Second)
+				if u := ups[4]; u.Reason != ReasonTrimmed || u.Next != 4*time.Second {
+					t.Errorf("update 5 = %+v; want 4s, trimmed", u)
+				}
+				if u := ups[len(ups)-1]; len(ups) != 6 || u.Reason != ReasonContext || u.Next != 0 || !errors.Is(u.Err, context.DeadlineExceeded) {
+					t.Errorf("%d updates, last %+v; want 6, the last ending on the deadline", len(ups), u)
+				}
+
+				// A server hint of 30 s (37 s with jitter) and 35 s left: the
+				// poll comes at 30 s, not earlier, and not after the deadline.
+				f = newFake().on("h", running("30"))
+				ctx, cancel = context.WithTimeout(t.Context(), 35*time.Second)
+				defer cancel()
+				start = time.Now()
+				_, err = f.poller(t, 0.99).Wait(ctx, "h")
+				if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 30*time.Second {
+					t.Errorf("err = %v after %v; want DeadlineExceeded after 30s", err, time.Since(start))
+				}
+				if g := f.gaps("h"); len(g) != 1 || g[0] != 30*time.Second {
+					t.Errorf("gaps = %v; want [30s]", g)
+				}
+			})
+		})
+	}
+}
+
+func TestFinalUpdateWhenContextEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", running("600")).on("q", running("600"))
+		var ups []Update
+		p := f.poller(t, 0, WithProgress(func(u Update) { ups = append(ups, u) }))
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(time.Minute, cancel)
+		if _, err := p.Wait(ctx, "r"); !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		if u := ups[len(ups)-1]; len(ups) != 2 || u.Reason != ReasonContext || u.Next != 0 || u.Attempt != 1 ||
+			u.Status != gen.RequestStatusPROCESSING || !errors.Is(u.Err, context.Canceled) {
+			t.Errorf("%d updates, last %+v; want 2, the last saying ctx ended the wait", len(ups), u)
+		}
+		// WaitAll: one final update per id; Step: one for its call.
+		ups = nil
+		ctx, cancel = context.WithCancel(t.Context())
+		time.AfterFunc(time.Minute, cancel)
+		if _, err := p.WaitAll(ctx, "r", "q"); !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		if _, err := p.Step(ctx, "r", nil); !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		ended := map[string]int{}
+		for _, u := range ups {
+			if u.Reason == ReasonContext && u.Next == 0 && errors.Is(u.Err, context.Canceled) {
+				ended[u.RequestID]++
+			}
+		}
+		if len(ups) != 5 || ended["r"] != 2 || ended["q"] != 1 {
+			t.Errorf("updates %+v; want a final one for r and q, and one for the Step", ups)
 		}
 	})
 }

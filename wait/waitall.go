@@ -10,15 +10,15 @@ import (
 	"github.com/tensorpool/tensorpool-go/gen"
 )
 
-// errStopped is the cancellation cause WaitAll uses under WithFailFast.
-var errStopped = errors.New("wait: stopped after another request failed")
-
 // WaitAll waits for every request concurrently, each on its own schedule,
 // for example the request_ids of a storage attach. Entry i of the result is
 // the last info seen for requestIDs[i] (nil if none); the error joins the
 // per-request errors in input order. Duplicate ids are polled once. Invalid
 // ids fail the call before any request. By default every request is waited
-// for even if one fails; see WithFailFast.
+// for even if one fails. Under WithFailFast, the first failure stops the
+// others: polls in flight are cancelled, and each id not waited for to the
+// end gets an error wrapping ErrStopped (not context.Canceled), naming it
+// and its last status.
 //
 // Each id is polled exactly as Wait would poll it alone (same delays, same
 // deadline rule), but WaitAll does not hold a goroutine per id: one
@@ -51,10 +51,8 @@ func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.Requ
 	}
 	for i, id := range requestIDs {
 		out[i], errs[i] = out[first[id]], errs[first[id]]
-		if i != first[id] || errors.Is(errs[i], errStopped) {
-			// A duplicate is reported once, under its first occurrence; the
-			// failure that stopped the others, under its own id.
-			errs[i] = nil
+		if i != first[id] {
+			errs[i] = nil // a duplicate is reported once, under its first occurrence
 		}
 	}
 	return out, errors.Join(errs...)
@@ -92,8 +90,8 @@ func (h *dueOrder) Pop() any {
 // pollAll polls every id in ids until each has ended (Done or an error),
 // sending each poll when it is due, with at most the Poller's concurrency of
 // polls in flight. It returns ids with step and err filled in.
-func (p *Poller) pollAll(ctx context.Context, ids []*pendingID) []*pendingID {
-	ctx, cancel := context.WithCancelCause(ctx)
+func (p *Poller) pollAll(parent context.Context, ids []*pendingID) []*pendingID {
+	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	queue := make(dueOrder, len(ids))
 	copy(queue, ids) // all due now, in input order
@@ -105,7 +103,15 @@ func (p *Poller) pollAll(ctx context.Context, ids []*pendingID) []*pendingID {
 	for range workers {
 		wg.Go(func() {
 			for e := range work {
-				e.step, e.err = p.Step(ctx, e.id, e.step)
+				e.step, e.err = p.step(ctx, e.id, e.step)
+				switch {
+				case e.step.Reason == ReasonContext && parent.Err() == nil:
+					// Only WithFailFast cancels ctx while parent lives.
+					e.err = e.step.end(ReasonStopped, stoppedError(e.step))
+				case e.err == nil && !e.step.Done:
+					e.err = fitDeadline(ctx, e.step)
+				}
+				p.report(e.step, e.err)
 				answered <- e
 			}
 		})
@@ -139,16 +145,15 @@ func (p *Poller) pollAll(ctx context.Context, ids []*pendingID) []*pendingID {
 			inFlight--
 			switch {
 			case e.err != nil:
-				if p.cfg.failFast {
-					cancel(errStopped)
+				// ctx's end (its deadline included) is not a failure to stop
+				// the others for: it reaches them on their own schedules.
+				if p.cfg.failFast && e.step.Reason != ReasonContext {
+					cancel(ErrStopped)
 					stopped = true
 				}
-			case e.step.Done:
-			default:
-				if e.err = pastDeadline(ctx, e.step); e.err == nil {
-					e.due = time.Now().Add(e.step.Next)
-					heap.Push(&queue, e)
-				}
+			case !e.step.Done:
+				e.due = time.Now().Add(e.step.Next)
+				heap.Push(&queue, e)
 			}
 		case <-due:
 		case <-done:
@@ -159,7 +164,12 @@ func (p *Poller) pollAll(ctx context.Context, ids []*pendingID) []*pendingID {
 		if e.step == nil {
 			e.step = &Step{RequestID: e.id}
 		}
-		e.err = ctxError(ctx, e.step)
+		if parent.Err() != nil {
+			e.err = e.step.end(ReasonContext, ctxError(parent, e.step))
+		} else {
+			e.err = e.step.end(ReasonStopped, stoppedError(e.step))
+		}
+		p.report(e.step, e.err)
 	}
 	return ids
 }

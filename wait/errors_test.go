@@ -1,0 +1,169 @@
+package wait
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	tensorpool "github.com/tensorpool/tensorpool-go"
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+// doerFunc is a gen.HttpRequestDoer that is not an *http.Client: its
+// answers reach the generated client as they are, errors unwrapped.
+type doerFunc func(*http.Request) (*http.Response, error)
+
+func (d doerFunc) Do(req *http.Request) (*http.Response, error) { return d(req) }
+
+// directPoller is a Poller whose generated client calls f.RoundTrip as its
+// doer, with no *http.Client in between.
+func (f *fake) directPoller(t *testing.T, opts ...Option) *Poller {
+	t.Helper()
+	c, err := gen.NewClient(testServer, gen.WithHTTPClient(doerFunc(f.RoundTrip)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(c, opts...)
+	p.rand = func() float64 { return 0 }
+	return p
+}
+
+func TestBrokenClientFailsAtOnce(t *testing.T) {
+	for name, r := range map[string]reply{
+		"nil response":       {noResp: true},
+		"200 with nil Body":  {status: gen.RequestStatusPROCESSING, noBody: true},
+		"503 with nil Body":  {code: 503, noBody: true},
+		"404 with nil Body":  {code: 404, noBody: true},
+		"nil Body, hint set": {code: 429, retryAfter: "1", noBody: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFake().on("r", r, completed)
+				start := time.Now()
+				_, err := f.directPoller(t).Wait(t.Context(), "r")
+				if !errors.Is(err, ErrBrokenClient) || !strings.Contains(err.Error(), `"r"`) {
+					t.Fatalf("err = %v; want ErrBrokenClient naming the id", err)
+				}
+				if n, el := len(f.allCalls()), time.Since(start); n != 1 || el != 0 {
+					t.Errorf("%d requests over %v; want 1, at once", n, el)
+				}
+			})
+		})
+	}
+}
+
+func TestPermanentClientErrorsFailAtOnce(t *testing.T) {
+	editorErr := errors.New("request editor: no credentials")
+	for _, tc := range []struct {
+		name   string
+		client func(f *fake) (Client, error)
+		want   func(error) bool
+	}{
+		{"unknown authority", viaHTTP(x509.UnknownAuthorityError{}), as[x509.UnknownAuthorityError]},
+		{"certificate invalid", viaHTTP(x509.CertificateInvalidError{Reason: x509.Expired}), as[x509.CertificateInvalidError]},
+		{"hostname", viaHTTP(x509.HostnameError{Certificate: &x509.Certificate{}, Host: "engine.test"}), as[x509.HostnameError]},
+		{"TLS record header", viaHTTP(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), as[tls.RecordHeaderError]},
+		{"certificate verification", viaHTTP(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), as[*tls.CertificateVerificationError]},
+		{"doer redirected", viaHTTP(tensorpool.ErrDoerRedirected), is(tensorpool.ErrDoerRedirected)},
+		{"invalid request", viaHTTP(&tensorpool.InvalidRequestError{Method: "GET", Path: "/request/info/r", Field: "request_id", Reason: "x"}), is(tensorpool.ErrInvalidRequest)},
+		{"request editor", func(f *fake) (Client, error) {
+			return gen.NewClient(testServer, gen.WithHTTPClient(&http.Client{Transport: f}),
+				gen.WithRequestEditorFn(func(context.Context, *http.Request) error { return editorErr }))
+		}, is(editorErr)},
+		{"unsupported scheme", func(*fake) (Client, error) {
+			return gen.NewClient("ftp://engine.test/", gen.WithHTTPClient(&http.Client{Transport: &http.Transport{}}))
+		}, func(err error) bool { return strings.Contains(err.Error(), "unsupported protocol scheme") }},
+		{"unparseable server URL", func(*fake) (Client, error) {
+			return gen.NewClient("http://[::1", gen.WithHTTPClient(&http.Client{Transport: &http.Transport{}}))
+		}, func(err error) bool { return strings.Contains(err.Error(), "parse") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFake()
+				c, err := tc.client(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ups []Update
+				p := New(c, WithProgress(func(u Update) { ups = append(ups, u) }))
+				start := time.Now()
+				_, err = p.Wait(t.Context(), "r")
+				var te *TransientError
+				if err == nil || !tc.want(err) || errors.As(err, &te) || !strings.Contains(err.Error(), `"r"`) {
+					t.Fatalf("err = %v; want the cause, wrapped with the id, not transient", err)
+				}
+				if el := time.Since(start); el != 0 || len(ups) != 1 || len(f.allCalls()) > 1 {
+					t.Errorf("gave up after %v, %d polls, %d requests; want at once, after one poll", el, len(ups), len(f.allCalls()))
+				}
+			})
+		})
+	}
+}
+
+func TestNetworkErrorsStayTransient(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"unexpected EOF", io.ErrUnexpectedEOF},
+		{"EOF", io.EOF},
+		{"reset", syscall.ECONNRESET},
+		{"op error", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}},
+		{"DNS", &net.DNSError{Err: "no such host", Name: "engine.test", IsTemporary: true}},
+		{"body too large", &tensorpool.ResponseTooLargeError{Method: "GET", Path: "/request/info/r", Limit: 1}},
+		{"timeout", fmt.Errorf("read: %w", &net.OpError{Op: "read", Err: syscall.ETIMEDOUT})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// Both bare (a custom doer) and as net/http wraps them.
+				for _, p := range []*Poller{newFake().on("r", reply{err: tc.err}).directPoller(t, WithMaxFailures(3)),
+					newFake().on("r", reply{err: tc.err}).poller(t, 0, WithMaxFailures(3))} {
+					_, err := p.Wait(t.Context(), "r")
+					var te *TransientError
+					if !errors.As(err, &te) || te.Failures != 3 || !errors.Is(err, tc.err) {
+						t.Errorf("err = %v; want a *TransientError after 3 failures wrapping %v", err, tc.err)
+					}
+				}
+			})
+		})
+	}
+}
+
+func viaHTTP(err error) func(f *fake) (Client, error) {
+	return func(f *fake) (Client, error) {
+		f.on("r", reply{err: err}, completed)
+		return gen.NewClient(testServer, gen.WithHTTPClient(&http.Client{Transport: f}))
+	}
+}
+
+func as[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
+}
+
+func is(target error) func(error) bool { return func(err error) bool { return errors.Is(err, target) } }
+
+func TestErrorTypesNilSafe(t *testing.T) {
+	for _, err := range []error{&FailedError{}, (*FailedError)(nil), &TransientError{}, (*TransientError)(nil),
+		&UnknownStatusError{}, (*UnknownStatusError)(nil)} {
+		if msg := err.Error(); !strings.HasPrefix(msg, "wait: ") {
+			t.Errorf("%T.Error() = %q", err, msg)
+		}
+	}
+	if err := errors.Unwrap((*TransientError)(nil)); err != nil {
+		t.Errorf("Unwrap of a nil *TransientError = %v", err)
+	}
+	if !errors.Is(&FailedError{}, ErrFailed) || !errors.Is(&UnknownStatusError{}, ErrUnknownStatus) {
+		t.Error("empty errors no longer match their sentinels")
+	}
+}
