@@ -27,7 +27,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go"
@@ -70,7 +70,10 @@ type demo struct {
 	client *gen.ClientWithResponses
 	poller *wait.Poller
 	prog   *progress
-	polls  atomic.Int64
+
+	mu       sync.Mutex
+	polls    int
+	attempts map[string]int // per request id, the last Update's Attempt
 }
 
 func run(ctx context.Context, e env) int {
@@ -96,7 +99,7 @@ func run(ctx context.Context, e env) int {
 		fmt.Fprintf(e.stderr, "quickstart: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(e.stdout, "\nDone: %d polls in %.1fs.\n", d.polls.Load(), time.Since(start).Seconds())
+	fmt.Fprintf(e.stdout, "\nDone: %d polls in %.1fs.\n", d.pollCount(), time.Since(start).Seconds())
 	return 0
 }
 
@@ -107,7 +110,7 @@ func (d *demo) connect(opts ...tensorpool.Option) error {
 	}
 	d.client = c
 	d.poller = wait.New(c, wait.WithProgress(func(u wait.Update) {
-		d.polls.Add(1)
+		d.countPolls(u)
 		msg := u.Message
 		if u.Err != nil && u.Status != gen.RequestStatusFAILED {
 			msg = "transient: " + u.Err.Error()
@@ -115,6 +118,28 @@ func (d *demo) connect(opts ...tensorpool.Option) error {
 		d.prog.update(u.RequestID, string(u.Status), msg, u.Attempt, u.Next, string(u.Reason))
 	}))
 	return nil
+}
+
+// pollCount is the polls counted so far.
+func (d *demo) pollCount() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.polls
+}
+
+// countPolls adds the polls u reports: Attempt counts a request's polls, and
+// an Update that ends a wait without polling (ctx ended, fail-fast) repeats
+// the last one.
+func (d *demo) countPolls(u wait.Update) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.attempts == nil {
+		d.attempts = map[string]int{}
+	}
+	if u.Attempt > d.attempts[u.RequestID] {
+		d.polls += u.Attempt - d.attempts[u.RequestID]
+		d.attempts[u.RequestID] = u.Attempt
+	}
 }
 
 // simulated runs the whole tour against the built-in engine.
