@@ -246,14 +246,16 @@ func (d *doer) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(d)) }
 
 // Do implements gen.HttpRequestDoer.
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	if d.validate {
-		if err := ValidateRequest(req, d.basePath); err != nil {
-			var ire *InvalidRequestError
-			if errors.As(err, &ire) {
-				ire.Path, ire.Reason = d.key.scrub(ire.Path), d.key.scrub(ire.Reason)
-			}
-			return nil, d.key.scrubError(err)
+	err := checkHeaders(req)
+	if err == nil && d.validate {
+		err = ValidateRequest(req, d.basePath)
+	}
+	if err != nil {
+		var ire *InvalidRequestError
+		if errors.As(err, &ire) {
+			ire.Path, ire.Reason = d.key.scrub(ire.Path), d.key.scrub(ire.Reason)
 		}
+		return nil, d.key.scrubError(err)
 	}
 	resp, err := d.hc.Do(req)
 	return resp, d.key.scrubError(err)

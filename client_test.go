@@ -176,6 +176,39 @@ func TestUserAgent(t *testing.T) {
 	}
 }
 
+// TestInvalidHeaders: a User-Agent or an editor's header that HTTP cannot
+// carry fails at once with a typed error, never sent and never retried.
+func TestInvalidHeaders(t *testing.T) {
+	for _, ua := range []string{"app\r\nX-Evil: 1", "app\x00", "app\x7f"} {
+		if _, err := NewClient(WithAPIKey(testKey), WithUserAgent(ua)); !errors.Is(err, ErrInvalidUserAgent) {
+			t.Errorf("WithUserAgent(%q): err %v, want ErrInvalidUserAgent", ua, err)
+		}
+	}
+	if _, err := NewClient(WithAPIKey(testKey), WithUserAgent("app/1 (tab\tok; é)")); err != nil {
+		t.Errorf("a valid product refused: %v", err)
+	}
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
+	for name, edit := range map[string]func(*http.Request){
+		"value": func(r *http.Request) { r.Header.Set("X-Token", "secret\r\nX-Evil: 1") },
+		"name":  func(r *http.Request) { r.Header["Bad Name"] = []string{"v"} },
+		"UA":    func(r *http.Request) { r.Header.Set("User-Agent", "per-call\n") },
+	} {
+		c := fakeClient(t, f, WithRequestEditorFn(func(_ context.Context, r *http.Request) error { edit(r); return nil }))
+		start := time.Now()
+		_, err := c.GetRequestInfoWithResponse(bg, "r-1")
+		var ire *InvalidRequestError
+		if !errors.As(err, &ire) || ire.Field != "header" || time.Since(start) > time.Second {
+			t.Errorf("%s: err %v after %v, want an *InvalidRequestError at once", name, err, time.Since(start))
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: the header value is in the error: %v", name, err)
+		}
+	}
+	if f.n() != 0 {
+		t.Errorf("%d requests with invalid headers were sent", f.n())
+	}
+}
+
 // TestWithHTTPClientNotModified: the caller's *http.Client keeps its
 // transport, and its Timeout is kept unless WithTimeout says otherwise.
 func TestWithHTTPClientNotModified(t *testing.T) {

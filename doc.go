@@ -46,9 +46,10 @@
 // status; the transport relabels such a body text/plain so that Check
 // reports it as an *APIError.) Helpers: IsNotFound, IsConflict, IsRateLimited,
 // IsUnauthorized, IsForbidden, IsBadRequest, IsUnprocessable, IsServerError,
-// StatusCode. Other errors: ErrNoAPIKey, ErrInvalidAPIKey, ErrInvalidBaseURL
-// and ErrInsecureBaseURL from NewClient; *InvalidRequestError
-// (ErrInvalidRequest) before sending; *ResponseTooLargeError
+// StatusCode. Other errors: ErrNoAPIKey, ErrInvalidAPIKey, ErrInvalidBaseURL,
+// ErrInsecureBaseURL and ErrInvalidUserAgent from NewClient;
+// *InvalidRequestError (ErrInvalidRequest) before sending, for a rule of the
+// spec or a header HTTP cannot carry; *ResponseTooLargeError
 // (ErrResponseTooLarge) past the body cap; and net/http's errors (wrapped
 // in *url.Error) when no response arrived.
 //
@@ -67,8 +68,17 @@
 //	  timeouts such as ResponseHeaderTimeout)
 //	any other status (400-428, 500, ...)   not retried not retried
 //	the call's context cancelled or its    not retried not retried
-//	  deadline (WithTimeout) passed,
-//	  TLS certificate error, body too large
+//	  deadline (WithTimeout) passed
+//	any other error: TLS, "no such host",  not retried not retried
+//	  body too large, an invalid header,
+//	  an unsupported scheme, a custom
+//	  transport's own error (it would
+//	  fail the same way again)
+//
+// Connection errors are those known to be transient: EOF, a reset, refused,
+// aborted or timed-out connection, a broken pipe, an unreachable network, a
+// *net.OpError, a timeout (net.Error), a DNS failure other than "no such
+// host".
 //
 // Attempts: at most 1 + RetryPolicy.MaxRetries (default 3 retries, so 4
 // attempts). Waits: the Retry-After (seconds or an HTTP-date) of the response

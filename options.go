@@ -1,6 +1,7 @@
 package tensorpool
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -173,10 +174,18 @@ func WithMaxResponseBytes(n int64) Option {
 	}
 }
 
+// ErrInvalidUserAgent is returned (wrapped) by NewClient when WithUserAgent
+// is given a value with control characters, which no HTTP header can carry.
+var ErrInvalidUserAgent = errors.New("tensorpool: invalid user agent: it contains control characters")
+
 // WithUserAgent puts product (for example "my-app/1.2") in front of this
-// library's own User-Agent token.
+// library's own User-Agent token. A product with control characters makes
+// NewClient fail with ErrInvalidUserAgent.
 func WithUserAgent(product string) Option {
 	return func(c *config) error {
+		if !validHeaderValue(product) {
+			return fmt.Errorf("%w: %q", ErrInvalidUserAgent, product)
+		}
 		c.userAgent = product
 		return nil
 	}
