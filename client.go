@@ -275,6 +275,9 @@ var ErrDoerRedirected = errors.New("tensorpool: the request doer followed a redi
 // RoundTrip implements http.RoundTripper.
 func (d doerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := d.d.Do(r)
+	if err == nil && resp == nil {
+		return nil, ErrNilResponse
+	}
 	if err == nil && resp.Request != nil && resp.Request.URL != nil &&
 		!(strings.EqualFold(resp.Request.URL.Scheme, r.URL.Scheme) && strings.EqualFold(resp.Request.URL.Host, r.URL.Host)) {
 		discard(resp)

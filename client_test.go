@@ -271,6 +271,30 @@ func TestGenOptionsPassThrough(t *testing.T) {
 	}
 }
 
+// TestNilResponseNilError: a transport or doer answering (nil, nil) gives
+// ErrNilResponse, not a panic.
+func TestNilResponseNilError(t *testing.T) {
+	nilRT := &fakeRT{respond: func(int, *http.Request) (*http.Response, error) { return nil, nil }}
+	for name, opt := range map[string]Option{
+		"RoundTripper": WithHTTPClient(&http.Client{Transport: nilRT}),
+		"doer":         WithClientOptions(gen.WithHTTPClient(doerFunc(func(*http.Request) (*http.Response, error) { return nil, nil }))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewClient(WithAPIKey(testKey), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.GetRequestInfoWithResponse(bg, "r-1")
+			if !errors.Is(err, ErrNilResponse) {
+				t.Fatalf("err %v, want ErrNilResponse", err)
+			}
+		})
+	}
+	if nilRT.n() != 1 {
+		t.Errorf("(nil, nil) was retried: %d attempts", nilRT.n())
+	}
+}
+
 type doerFunc func(*http.Request) (*http.Response, error)
 
 func (d doerFunc) Do(r *http.Request) (*http.Response, error) { return d(r) }

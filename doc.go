@@ -50,8 +50,9 @@
 // ErrInsecureBaseURL and ErrInvalidUserAgent from NewClient;
 // *InvalidRequestError (ErrInvalidRequest) before sending, for a rule of the
 // spec or a header HTTP cannot carry; *ResponseTooLargeError
-// (ErrResponseTooLarge) past the body cap; and net/http's errors (wrapped
-// in *url.Error) when no response arrived.
+// (ErrResponseTooLarge) past the body cap; ErrNilResponse and
+// ErrDoerRedirected from a misbehaving transport or doer; and net/http's
+// errors (wrapped in *url.Error) when no response arrived.
 //
 // # Retries
 //

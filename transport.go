@@ -40,6 +40,11 @@ func (e *ResponseTooLargeError) Error() string {
 // Is makes errors.Is(err, ErrResponseTooLarge) hold.
 func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResponseTooLarge }
 
+// ErrNilResponse is returned when the HTTP transport or request doer given
+// to NewClient (WithHTTPClient, WithClientOptions) returns neither a
+// response nor an error.
+var ErrNilResponse = errors.New("tensorpool: the HTTP transport returned neither a response nor an error")
+
 // keyCtxKey carries the key (as a secret) in the context of resp.Request,
 // so that NewAPIError can scrub it from what the server echoed.
 type keyCtxKey struct{}
@@ -107,6 +112,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}))
 		start := time.Now()
 		resp, err := t.baseRT().RoundTrip(out)
+		if err == nil && resp == nil {
+			err = ErrNilResponse
+		}
 		t.logAttempt(req, attempt, resp, err, time.Since(start))
 		if err == nil {
 			resp.Request = t.responseRequest(req)
