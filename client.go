@@ -168,23 +168,28 @@ func validKey(k string) bool {
 }
 
 // checkBaseURL parses the base URL and applies the https rule. Errors quote
-// the URL with any password redacted.
+// the URL without userinfo (see urlString); a URL that does not parse is not
+// quoted at all.
 func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole URL
+		}
 		return nil, fmt.Errorf("%w: %v", ErrInvalidBaseURL, err)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("%w %q: it must not carry credentials", ErrInvalidBaseURL, u.Redacted())
+		return nil, fmt.Errorf("%w %q: it must not carry credentials (the API key goes in TENSORPOOL_KEY or WithAPIKey)", ErrInvalidBaseURL, urlString(u))
 	}
 	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
-		return nil, fmt.Errorf("%w %q: want an absolute http(s) URL such as %s", ErrInvalidBaseURL, u.Redacted(), DefaultBaseURL)
+		return nil, fmt.Errorf("%w %q: want an absolute http(s) URL such as %s", ErrInvalidBaseURL, urlString(u), DefaultBaseURL)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%w %q: it must not have a query or fragment", ErrInvalidBaseURL, u.Redacted())
+		return nil, fmt.Errorf("%w %q: it must not have a query or fragment", ErrInvalidBaseURL, urlString(u))
 	}
 	if u.Scheme == "http" && !insecureOK && !isLoopback(u.Hostname()) {
-		return nil, fmt.Errorf("%w: %q", ErrInsecureBaseURL, u.Redacted())
+		return nil, fmt.Errorf("%w: %q", ErrInsecureBaseURL, urlString(u))
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""

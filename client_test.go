@@ -115,6 +115,11 @@ func TestNewClientBaseURLRules(t *testing.T) {
 		{"engine.tensorpool.dev", false, ErrInvalidBaseURL},
 		{"/relative", false, ErrInvalidBaseURL},
 		{"https://user:hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"https://tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL}, // a user name only
+		{"https://:hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL}, // no scheme: parses as a path
+		{"https:tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"https://tp-hunter2@%zz", false, ErrInvalidBaseURL}, // does not parse
 		{"https://engine.tensorpool.dev/?q=1", false, ErrInvalidBaseURL},
 		{"https://engine.tensorpool.dev/#x", false, ErrInvalidBaseURL},
 		{"https://%zz", false, ErrInvalidBaseURL},
@@ -129,7 +134,7 @@ func TestNewClientBaseURLRules(t *testing.T) {
 			t.Errorf("%q: err %v, want %v", tc.url, err, tc.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("%q: error shows the URL's password: %v", tc.url, err)
+			t.Errorf("%q: error shows the URL's credentials: %v", tc.url, err)
 		}
 	}
 	// the same rule holds for a URL given through the generated option
@@ -140,6 +145,10 @@ func TestNewClientBaseURLRules(t *testing.T) {
 	t.Setenv(EnvBaseURL, "http://engine.tensorpool.dev")
 	if _, err := NewClient(WithAPIKey(testKey)); !errors.Is(err, ErrInsecureBaseURL) {
 		t.Errorf("TENSORPOOL_ENGINE bypassed the https rule: %v", err)
+	}
+	t.Setenv(EnvBaseURL, "https://tp-hunter2@engine.tensorpool.dev")
+	if _, err := NewClient(WithAPIKey(testKey)); !errors.Is(err, ErrInvalidBaseURL) || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("TENSORPOOL_ENGINE with a user name: %v", err)
 	}
 }
 

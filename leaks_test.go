@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,6 +55,31 @@ func TestKeyInURLNeverPrinted(t *testing.T) {
 		}
 		noKey(t, "ResponseTooLargeError", err)
 	})
+}
+
+// A redirect to a URL with a user name (a credential) does not print it, in
+// the error or in a log line.
+func TestRedirectUserinfoNeverPrinted(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close() // nothing listens there now: the redirected request fails
+	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://tp-hunter2@"+dead+"/x", http.StatusFound)
+	})
+	buf := &logBuffer{}
+	c := serverClient(t, s, WithLogger(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	_, err = c.GetRequestInfoWithResponse(bg, "r-1")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, out := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err), buf.String()} {
+		if strings.Contains(out, "hunter2") {
+			t.Errorf("the redirect's user name is printed: %s", out)
+		}
+	}
 }
 
 // scrubError keeps errors.Is working through what it scrubs.

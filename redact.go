@@ -62,11 +62,56 @@ func (k secret) scrubBytes(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte(k.s), []byte(redacted))
 }
 
-// scrubError returns err unchanged unless its message holds the key; then
-// an error with the key scrubbed: a *url.Error keeps its type (URL and
-// cause scrubbed), anything else becomes a scrubbedError, which still
-// matches errors.Is against the original chain.
+// urlString prints u for an error or a log line without its userinfo:
+// url.URL.Redacted hides only the password, and a user name can be a
+// credential (https://tp-KEY@host). Without a host, the same mistake parses
+// as a path or an opaque part ("tp-KEY@host/x"): what comes before an '@'
+// in its first segment is dropped too.
+func urlString(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	c.User = nil
+	if c.Host == "" {
+		c.Opaque = dropUserinfo(c.Opaque)
+		if p := dropUserinfo(c.Path); p != c.Path {
+			c.Path, c.RawPath = p, ""
+		}
+	}
+	return c.String()
+}
+
+// dropUserinfo removes "...@" from the start of s's first '/'-segment.
+func dropUserinfo(s string) string {
+	seg, _, _ := strings.Cut(s, "/")
+	if i := strings.LastIndexByte(seg, '@'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// rawURLString is urlString for a URL held as a string, such as
+// url.Error.URL; one that does not parse is left out entirely.
+func rawURLString(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return urlString(u)
+}
+
+// scrubError returns err unchanged unless its message holds the key (or it
+// is a *url.Error whose URL has userinfo); then an error with the key
+// scrubbed: a *url.Error keeps its type (URL without userinfo, URL and cause
+// scrubbed), anything else becomes a scrubbedError, which still matches
+// errors.Is against the original chain.
 func (k secret) scrubError(err error) error {
+	if ue, ok := err.(*url.Error); ok && strings.Contains(ue.URL, "@") {
+		c := *ue
+		c.URL = rawURLString(c.URL)
+		err = &c
+	}
 	if err == nil || k.s == "" || !strings.Contains(err.Error(), k.s) {
 		return err
 	}

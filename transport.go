@@ -64,11 +64,7 @@ type transport struct {
 
 // Format implements fmt.Formatter, with the key redacted.
 func (t transport) Format(f fmt.State, verb rune) {
-	origin := ""
-	if t.origin != nil {
-		origin = t.origin.Redacted()
-	}
-	fmt.Fprintf(f, "tensorpool.transport{origin:%q key:%q retry:%+v maxBodyBytes:%d}", origin, t.key.String(), t.retry, t.maxBodyBytes)
+	fmt.Fprintf(f, "tensorpool.transport{origin:%q key:%q retry:%+v maxBodyBytes:%d}", urlString(t.origin), t.key.String(), t.retry, t.maxBodyBytes)
 }
 
 // LogValue implements slog.LogValuer, with the key redacted.
