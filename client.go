@@ -65,7 +65,8 @@ var (
 //     host and port: never to another host a redirect leads to.
 //   - the base URL is WithBaseURL, else $TENSORPOOL_ENGINE, else
 //     DefaultBaseURL. Plain http is refused unless the host is a loopback
-//     address or WithInsecureHTTP is given (ErrInsecureBaseURL).
+//     IP literal or "localhost", or WithInsecureHTTP is given
+//     (ErrInsecureBaseURL).
 //   - requests carry "User-Agent: tensorpool-go/<version> go/<go version> (<os>; <arch>)".
 //   - requests are retried as the package documentation describes, bounded by
 //     DefaultTimeout per call (WithTimeout, WithRetryPolicy).
@@ -196,11 +197,17 @@ func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 	return u, nil
 }
 
-// isLoopback reports whether host is "localhost" or a loopback IP literal.
-// Not "*.localhost": Go resolves those through /etc/hosts and DNS, which may
-// point anywhere.
+// isLoopback reports whether plain http to host keeps the key on this
+// machine: a loopback IP literal, or exactly "localhost". These are the
+// hosts net/http's ProxyFromEnvironment never sends through a proxy (it
+// matches "localhost" case-sensitively, so "LOCALHOST" would go through
+// $HTTP_PROXY in clear text). "localhost" relies on the system resolver: Go
+// looks it up like any name (/etc/hosts, then DNS; it has no built-in
+// loopback answer), and every hosts file maps it to loopback. "*.localhost"
+// is resolved the same way but is rarely in a hosts file and is proxied,
+// so it is refused.
 func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
+	if host == "localhost" {
 		return true
 	}
 	ip := net.ParseIP(host)

@@ -97,8 +97,8 @@ func TestNewClientBaseURLRules(t *testing.T) {
 		{"https://engine.tensorpool.dev/", false, nil},
 		{"https://example.com:8443/prefix", false, nil},
 		{"http://localhost:8000", false, nil},
-		{"http://LOCALHOST", false, nil},
-		{"http://api.localhost", false, ErrInsecureBaseURL}, // resolved through DNS: may be anywhere
+		{"http://LOCALHOST", false, ErrInsecureBaseURL},     // net/http would send it through $HTTP_PROXY
+		{"http://api.localhost", false, ErrInsecureBaseURL}, // proxied, and rarely in /etc/hosts: may resolve anywhere
 		{"http://localhost.", false, ErrInsecureBaseURL},
 		{"http://127.0.0.1.evil.com", false, ErrInsecureBaseURL},
 		{"http://[::1%25lo]:8000", false, ErrInsecureBaseURL},

@@ -28,7 +28,8 @@
 // even where net/http itself would keep the header (a subdomain, another
 // port, https to http). The base URL is WithBaseURL, else TENSORPOOL_ENGINE,
 // else https://engine.tensorpool.dev; plain http is refused unless the host
-// is a loopback address or WithInsecureHTTP is given.
+// is a loopback IP literal or exactly "localhost" (see WithBaseURL), or
+// WithInsecureHTTP is given.
 //
 // The key never appears in an error, a log line, or a %v, %+v or %#v of a
 // value of this package; if a server echoes it in an error body, APIError

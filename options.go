@@ -72,8 +72,10 @@ func WithAPIKey(key string) Option {
 
 // WithBaseURL sets the API's base URL, taking precedence over the
 // TENSORPOOL_ENGINE environment variable and DefaultBaseURL. It must be
-// https, or http to a loopback host (localhost, 127.0.0.0/8, ::1), unless
-// WithInsecureHTTP is also given.
+// https, or http to a loopback host, unless WithInsecureHTTP is also given.
+// A loopback host is an IP literal in 127.0.0.0/8 or ::1, or exactly
+// "localhost", which the system resolver (/etc/hosts) maps to loopback and
+// net/http never proxies; "*.localhost" and "LOCALHOST" are not.
 func WithBaseURL(u string) Option {
 	return func(c *config) error {
 		c.baseURL, c.baseURLSet = u, true
