@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/tensorpool/tensorpool-go/gen"
 )
 
 // ErrInvalidRequest is matched (errors.Is) by every *InvalidRequestError.
@@ -65,15 +63,26 @@ func ValidateRequest(req *http.Request, basePath string) error {
 		if err != nil {
 			return err
 		}
-		var in gen.StorageAttachRestRequest
-		if json.Unmarshal(body, &in) != nil {
+		// Exact keys, as the server reads them (json.Unmarshal into a struct
+		// would match "STORAGE_ID" too); a repeated key: the last one wins,
+		// as in Python's json.
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(body, &obj) != nil {
 			return nil // malformed JSON: the server's 422 says more than we could
 		}
-		if !strings.HasPrefix(in.StorageId, "s-") {
-			return invalid(req, "storage_id", fmt.Sprintf("must start with \"s-\", got %q", in.StorageId))
+		var storageID string
+		var clusterIDs []string
+		if raw, ok := obj["storage_id"]; ok && json.Unmarshal(raw, &storageID) != nil {
+			return nil // not a string: left to the server's 422
 		}
-		if len(in.ClusterIds) != 1 {
-			return invalid(req, "cluster_ids", fmt.Sprintf("must have exactly one element, got %d", len(in.ClusterIds)))
+		if raw, ok := obj["cluster_ids"]; ok && json.Unmarshal(raw, &clusterIDs) != nil {
+			return nil
+		}
+		if !strings.HasPrefix(storageID, "s-") {
+			return invalid(req, "storage_id", fmt.Sprintf("must start with \"s-\", got %q", storageID))
+		}
+		if len(clusterIDs) != 1 {
+			return invalid(req, "cluster_ids", fmt.Sprintf("must have exactly one element, got %d", len(clusterIDs)))
 		}
 	case req.Method == http.MethodDelete && strings.HasPrefix(p, "/storage/") && !strings.Contains(p[len("/storage/"):], "/"):
 		id, err := url.PathUnescape(p[len("/storage/"):])
