@@ -32,8 +32,9 @@
 // WithInsecureHTTP is given.
 //
 // The key never appears in an error, a log line, or a %v, %+v or %#v of a
-// value of this package; if a server echoes it in an error body, APIError
-// shows "[REDACTED]" in its place. A base URL carrying userinfo is refused
+// value of this package, as is or escaped (percent-encoded in a URL, JSON-
+// or Go-escaped); if a server echoes it in an error body, APIError (Message,
+// Details, Body) shows "[REDACTED]" in its place. A base URL carrying userinfo is refused
 // (ErrInvalidBaseURL), and no URL printed in an error or a log line shows
 // userinfo, user name included.
 //

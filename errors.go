@@ -49,7 +49,8 @@ type APIError struct {
 // body. It never fails: an undecodable body leaves Message empty.
 //
 // When resp came through a client made by NewClient, the API key is removed
-// from Message and Body, should the server have echoed it.
+// from Message, Details and Body, should the server have echoed it, escaped
+// or not (a JSON body holding the key in an escaped form is then re-encoded).
 func NewAPIError(resp *http.Response, body []byte) *APIError {
 	e := &APIError{}
 	if resp == nil {
@@ -67,15 +68,30 @@ func NewAPIError(resp *http.Response, body []byte) *APIError {
 	if d, ok := retryafter.Parse(resp.Header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	body = key.scrubBytes(body)
+	body = key.scrubJSON(body)
 	e.Body = bytes.Clone(body[:min(len(body), maxErrorBody)])
 	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), body)
 	e.Message = key.scrub(e.Message)
 	for i := range e.Details { // decoding may have unescaped a \u-escaped key
 		e.Details[i].Msg = key.scrub(e.Details[i].Msg)
 		e.Details[i].Type = key.scrub(e.Details[i].Type)
+		for j := range e.Details[i].Loc {
+			scrubLocItem(key, &e.Details[i].Loc[j])
+		}
 	}
 	return e
+}
+
+// scrubLocItem scrubs the key from one 422 "loc" item, whatever its JSON
+// shape: a string, a number, or anything a server put there.
+func scrubLocItem(key secret, item *gen.ValidationError_Loc_Item) {
+	raw, err := item.MarshalJSON()
+	if err != nil {
+		return
+	}
+	if s := key.scrubJSON(raw); !bytes.Equal(s, raw) {
+		_ = item.UnmarshalJSON(s)
+	}
 }
 
 // Error implements error. It holds the method, path, status and the server's

@@ -3,6 +3,7 @@ package tensorpool
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -148,4 +149,66 @@ func TestDoerThatFollowsRedirectsIsRefused(t *testing.T) {
 	if resp, err := c.GetRequestInfoWithResponse(bg, "r-1"); err != nil || resp.JSON200 == nil {
 		t.Fatalf("plain call through a doer: %v", err)
 	}
+}
+
+// uEscape writes every character of s as a JSON \u escape.
+func uEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
+}
+
+// A key made of characters that get escaped is scrubbed in its escaped
+// forms too: percent-encoded in a URL (*url.Error, log lines), Go-quoted in
+// an *InvalidRequestError, \u-escaped in a 422's loc, msg and body.
+func TestEscapedKeyNeverPrinted(t *testing.T) {
+	t.Run("in a URL", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropAfterRequest(w) })
+		_, err := serverClient(t, s, WithAPIKey(hostileKey), WithMaxRetries(0)).GetRequestInfoWithResponse(bg, hostileKey)
+		if err == nil {
+			t.Fatal("no error from a dropped connection")
+		}
+		noKey(t, "error", err)
+	})
+	t.Run("APIError.Path", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { jsonReply(w, 404, `{"detail":"Not Found"}`) })
+		_, err := Check(serverClient(t, s, WithAPIKey(hostileKey)).GetRequestInfoWithResponse(bg, hostileKey))
+		if !IsNotFound(err) {
+			t.Fatalf("err %v", err)
+		}
+		noKey(t, "APIError", err)
+	})
+	t.Run("InvalidRequestError", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {})
+		_, err := serverClient(t, s, WithAPIKey(hostileKey)).StorageDestroyWithResponse(bg, hostileKey)
+		if !errors.Is(err, ErrInvalidRequest) {
+			t.Fatalf("err %v", err)
+		}
+		noKey(t, "InvalidRequestError", err)
+	})
+	t.Run("422 details", func(t *testing.T) {
+		esc := uEscape(hostileKey)
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			jsonReply(w, 422, `{"detail":[{"loc":["header","`+esc+`",{"k":"`+esc+`"}],"msg":"bad `+esc+`","type":"`+esc+`"}]}`)
+		})
+		_, err := Check(serverClient(t, s, WithAPIKey(hostileKey)).GetRequestInfoWithResponse(bg, "r-1"))
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || len(apiErr.Details) != 1 || len(apiErr.Details[0].Loc) != 3 {
+			t.Fatalf("err %v, want an *APIError with one detail of 3 loc items", err)
+		}
+		noKey(t, "APIError", apiErr)
+		noKey(t, "APIError.Body", string(apiErr.Body))
+		for i, item := range apiErr.Details[0].Loc {
+			raw, _ := item.MarshalJSON()
+			var v any
+			_ = json.Unmarshal(raw, &v)
+			noKey(t, fmt.Sprintf("loc[%d]", i), fmt.Sprint(v))
+		}
+		if got, _ := apiErr.Details[0].Loc[1].AsValidationErrorLoc0(); got != redacted {
+			t.Errorf("loc[1] = %q, want %q", got, redacted)
+		}
+		noKey(t, "Details[0].Msg", apiErr.Details[0].Msg)
+	})
 }
