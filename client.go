@@ -270,6 +270,12 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		return nil, d.key.scrubError(err)
 	}
 	resp, err := d.hc.Do(req)
+	if ue, ok := err.(*url.Error); ok {
+		switch ue.Err.(type) {
+		case *DecodeError, *ResponseTooLargeError, *bodyReadError:
+			err = ue.Err // these name the method and path already
+		}
+	}
 	return resp, d.key.scrubError(err)
 }
 

@@ -50,13 +50,24 @@
 // status; the transport relabels such a body text/plain so that Check
 // reports it as an *APIError.) Helpers: IsNotFound, IsConflict, IsRateLimited,
 // IsUnauthorized, IsForbidden, IsBadRequest, IsUnprocessable, IsServerError,
-// StatusCode. Other errors: ErrNoAPIKey, ErrInvalidAPIKey, ErrInvalidBaseURL,
+// StatusCode.
+//
+// A 2xx whose body does not decode gives a *DecodeError
+// (ErrMalformedResponse), never a bare encoding/json error: the transport
+// returns it, with status, method, path, Content-Type and the body's start,
+// when a body labelled JSON is not JSON; Check wraps the generated parser's
+// error when valid JSON has the wrong shape. Package wait treats it as a
+// transient failure and polls again.
+//
+// Other errors: ErrNoAPIKey, ErrInvalidAPIKey, ErrInvalidBaseURL,
 // ErrInsecureBaseURL and ErrInvalidUserAgent from NewClient;
 // *InvalidRequestError (ErrInvalidRequest) before sending, for a rule of the
 // spec or a header HTTP cannot carry; *ResponseTooLargeError
-// (ErrResponseTooLarge) past the body cap; ErrNilResponse and
-// ErrDoerRedirected from a misbehaving transport or doer; and net/http's
-// errors (wrapped in *url.Error) when no response arrived.
+// (ErrResponseTooLarge) for a 2xx body past the cap; ErrNilResponse and
+// ErrDoerRedirected from a misbehaving transport or doer; an error naming
+// the request and wrapping the cause (io.ErrUnexpectedEOF) when the
+// connection drops while the body is read; and net/http's errors (wrapped in
+// *url.Error) when no response arrived.
 //
 // # Retries
 //
@@ -71,6 +82,9 @@
 //	connection failed after connecting     retried     not retried (it may have been processed)
 //	  (reset, EOF, the transport's own
 //	  timeouts such as ResponseHeaderTimeout)
+//	connection lost while reading the      retried     not retried
+//	  body (the transport reads it, up to
+//	  the cap, before returning)
 //	any other status (400-428, 500, ...)   not retried not retried
 //	the call's context cancelled or its    not retried not retried
 //	  deadline (WithTimeout) passed
@@ -112,8 +126,10 @@
 // # Hardening
 //
 // Response bodies are read through a cap (WithMaxResponseBytes, default
-// 8 MiB): reading past it fails with *ResponseTooLargeError, never a silent
-// truncation. Requests that break a rule the spec states (storage_id must
+// 8 MiB), by the transport, into memory. A 2xx body past it fails with
+// *ResponseTooLargeError (at once if Content-Length announces it), never a
+// silent truncation; any other status keeps its body's start and Check
+// reports an *APIError with Truncated set, so the status is never lost. Requests that break a rule the spec states (storage_id must
 // start with "s-", on POST /storage/attach and DELETE /storage/{storage_id};
 // cluster_ids must have exactly one element) fail with *InvalidRequestError
 // before anything is sent (see ValidateRequest and WithoutClientValidation).
