@@ -41,8 +41,11 @@ func keyForms(key string) []string {
 }
 
 // leaked returns the form of testKey or hostileKey that s holds, or "".
-func leaked(s string) string {
-	for _, k := range []string{testKey, hostileKey} {
+func leaked(s string) string { return leakedOf(s, testKey, hostileKey) }
+
+// leakedOf returns the form of one of keys that s holds, or "".
+func leakedOf(s string, keys ...string) string {
+	for _, k := range keys {
 		for _, f := range keyForms(k) {
 			if strings.Contains(s, f) {
 				return f

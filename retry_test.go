@@ -267,6 +267,23 @@ func (timeoutErr) Error() string   { return "timeout awaiting response headers" 
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
 
+// TestNoRetryOnceContextDone: a response that arrives as the caller's
+// context ends is returned as it is: not retried, and not replaced by the
+// context's error.
+func TestNoRetryOnceContextDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(bg)
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			cancel()
+			return reply(r, 503, http.Header{"Retry-After": {"0"}}, `{"detail":"busy"}`), nil
+		}}
+		_, err := Check(fakeClient(t, f, WithTimeout(0)).GetRequestInfoWithResponse(ctx, "r-1"))
+		if StatusCode(err) != 503 || f.n() != 1 {
+			t.Errorf("err %v after %d attempts, want the 503 after 1", err, f.n())
+		}
+	})
+}
+
 func dialErr() error {
 	return &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "connection refused", Addr: "engine.test:443"}}
 }

@@ -321,6 +321,28 @@ func TestHugeBody(t *testing.T) {
 	}
 }
 
+// TestAnnouncedTooLargeFailsAtOnce: a 2xx whose Content-Length passes the
+// cap fails before any of it is read, even if the server then stalls.
+func TestAnnouncedTooLargeFailsAtOnce(t *testing.T) {
+	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", itoa(10<<20))
+		w.WriteHeader(200)
+		_, _ = io.WriteString(w, `{"status":"`)
+		_ = http.NewResponseController(w).Flush()
+		select { // stall: only the announcement tells the client
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	start := time.Now()
+	_, err := serverClient(t, s, WithMaxResponseBytes(64<<10), WithTimeout(3*time.Second)).GetRequestInfoWithResponse(bg, "r-1")
+	if !errors.Is(err, ErrResponseTooLarge) || time.Since(start) > 1500*time.Millisecond {
+		t.Errorf("err %v after %v, want ErrResponseTooLarge at once", err, time.Since(start))
+	}
+	noKey(t, "too large", err)
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestTimeoutCoversRetries: WithTimeout bounds the whole call over a slow
