@@ -152,7 +152,7 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	genOpts = append(genOpts, install)
 	c, err := gen.NewClientWithResponses(cfg.baseURL, genOpts...)
 	if err != nil {
-		return nil, err
+		return nil, cfg.key.scrubError(err) // a base URL error quotes the URL
 	}
 	t.origin = origin
 	return c, nil

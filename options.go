@@ -176,7 +176,7 @@ func WithMaxResponseBytes(n int64) Option {
 	}
 }
 
-// ErrInvalidUserAgent is returned (wrapped) by NewClient when WithUserAgent
+// ErrInvalidUserAgent is returned by NewClient when WithUserAgent
 // is given a value with control characters, which no HTTP header can carry.
 var ErrInvalidUserAgent = errors.New("tensorpool: invalid user agent: it contains control characters")
 
@@ -186,7 +186,7 @@ var ErrInvalidUserAgent = errors.New("tensorpool: invalid user agent: it contain
 func WithUserAgent(product string) Option {
 	return func(c *config) error {
 		if !validHeaderValue(product) {
-			return fmt.Errorf("%w: %q", ErrInvalidUserAgent, product)
+			return ErrInvalidUserAgent // not quoted: it is no place for the key, but it may hold it
 		}
 		c.userAgent = product
 		return nil

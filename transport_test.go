@@ -304,6 +304,7 @@ func TestHugeBody(t *testing.T) {
 				_, _ = io.WriteString(w, `"}`)
 			})
 			_, err := serverClient(t, s, WithMaxResponseBytes(limit)).GetRequestInfoWithResponse(bg, "r-1")
+			noKey(t, "huge body", err)
 			var tooLarge *ResponseTooLargeError
 			if tc.ok {
 				if err != nil {
