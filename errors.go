@@ -76,26 +76,8 @@ func NewAPIError(resp *http.Response, body []byte) *APIError {
 	e.Body = bytes.Clone(body[:min(len(body), maxErrorBody)])
 	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), body)
 	e.Message = key.scrub(e.Message)
-	for i := range e.Details { // decoding may have unescaped a \u-escaped key
-		e.Details[i].Msg = key.scrub(e.Details[i].Msg)
-		e.Details[i].Type = key.scrub(e.Details[i].Type)
-		for j := range e.Details[i].Loc {
-			scrubLocItem(key, &e.Details[i].Loc[j])
-		}
-	}
+	key.scrubDetails(e.Details) // decoding may have unescaped a \u-escaped key
 	return e
-}
-
-// scrubLocItem scrubs the key from one 422 "loc" item, whatever its JSON
-// shape: a string, a number, or anything a server put there.
-func scrubLocItem(key secret, item *gen.ValidationError_Loc_Item) {
-	raw, err := item.MarshalJSON()
-	if err != nil {
-		return
-	}
-	if s := key.scrubJSON(raw); !bytes.Equal(s, raw) {
-		_ = item.UnmarshalJSON(s)
-	}
 }
 
 // Error implements error. It holds the method, path, status and the server's

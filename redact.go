@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tensorpool/tensorpool-go/gen"
 )
 
 // redacted replaces the API key wherever this package prints, logs or
@@ -134,6 +136,30 @@ func (k secret) scrubJSON(b []byte) []byte {
 		return scrubbed
 	}
 	return b
+}
+
+// scrubDetails scrubs the key from decoded 422 field errors: msg, type and
+// every loc item.
+func (k secret) scrubDetails(details []gen.ValidationError) {
+	for i := range details {
+		details[i].Msg = k.scrub(details[i].Msg)
+		details[i].Type = k.scrub(details[i].Type)
+		for j := range details[i].Loc {
+			k.scrubLocItem(&details[i].Loc[j])
+		}
+	}
+}
+
+// scrubLocItem scrubs the key from one loc item, whatever its JSON shape: a
+// string, a number, or anything a server put there.
+func (k secret) scrubLocItem(item *gen.ValidationError_Loc_Item) {
+	raw, err := item.MarshalJSON()
+	if err != nil {
+		return
+	}
+	if s := k.scrubJSON(raw); !bytes.Equal(s, raw) {
+		_ = item.UnmarshalJSON(s)
+	}
 }
 
 // urlString prints u for an error or a log line without its userinfo:
