@@ -66,8 +66,9 @@
 // (ErrResponseTooLarge) for a 2xx body past the cap; ErrNilResponse and
 // ErrDoerRedirected from a misbehaving transport or doer; an error naming
 // the request and wrapping the cause (io.ErrUnexpectedEOF) when the
-// connection drops while the body is read; and net/http's errors (wrapped in
-// *url.Error) when no response arrived.
+// connection drops while a 2xx body is read (for any other status, Check
+// reports the *APIError with Truncated set); and net/http's errors (wrapped
+// in *url.Error) when no response arrived.
 //
 // # Retries
 //
@@ -128,8 +129,9 @@
 // Response bodies are read through a cap (WithMaxResponseBytes, default
 // 8 MiB), by the transport, into memory. A 2xx body past it fails with
 // *ResponseTooLargeError (at once if Content-Length announces it), never a
-// silent truncation; any other status keeps its body's start and Check
-// reports an *APIError with Truncated set, so the status is never lost. Requests that break a rule the spec states (storage_id must
+// silent truncation; any other status keeps its body's start (also when the
+// connection drops mid-body) and Check reports an *APIError with Truncated
+// set, so the status is never lost. Requests that break a rule the spec states (storage_id must
 // start with "s-", on POST /storage/attach and DELETE /storage/{storage_id};
 // cluster_ids must have exactly one element) fail with *InvalidRequestError
 // before anything is sent (see ValidateRequest and WithoutClientValidation).

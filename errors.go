@@ -43,8 +43,9 @@ type APIError struct {
 	// Body is the start of the response body (at most 16 KiB), for
 	// diagnostics.
 	Body []byte
-	// Truncated reports that the body passed the cap (WithMaxResponseBytes)
-	// and was cut there: Message and Details come from its start.
+	// Truncated reports that the body was cut: it passed the cap
+	// (WithMaxResponseBytes), or the connection dropped while it was read.
+	// Message and Details come from its start.
 	Truncated bool
 }
 

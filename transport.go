@@ -271,17 +271,6 @@ func fixValidationBody(resp *http.Response, body []byte) {
 	}
 }
 
-// errReader fails with err, or reports EOF if err is nil.
-type errReader struct{ err error }
-
-// Read implements io.Reader.
-func (e errReader) Read([]byte) (int, error) {
-	if e.err == nil {
-		return 0, io.EOF
-	}
-	return 0, e.err
-}
-
 // sleep waits for d, or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
@@ -309,9 +298,10 @@ func discard(resp *http.Response) {
 
 // readBody reads resp's body, at most maxBodyBytes of it, and closes it. A
 // 2xx body past the cap fails with a *ResponseTooLargeError (at once when
-// Content-Length announces it); any other status keeps its body's start,
-// marked truncated for NewAPIError. A read error (a connection lost
-// mid-body) is returned with the method, path and status.
+// Content-Length announces it), and a 2xx body that cannot be read (a
+// connection lost mid-body) with an error naming the request. Any other
+// status keeps what could be read, marked truncated for NewAPIError: its
+// body only explains the status, which must not be lost.
 func (t *transport) readBody(req *http.Request, resp *http.Response) ([]byte, error) {
 	if resp.Body == nil || resp.Body == http.NoBody {
 		return nil, nil
@@ -323,15 +313,14 @@ func (t *transport) readBody(req *http.Request, resp *http.Response) ([]byte, er
 		return nil, tooLarge // the server announced too much: do not read it
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBodyBytes+1))
-	if int64(len(body)) > t.maxBodyBytes {
-		if ok {
-			return nil, tooLarge
-		}
-		body, err = body[:t.maxBodyBytes], nil
-		resp.Request = resp.Request.WithContext(context.WithValue(resp.Request.Context(), truncatedCtxKey{}, true))
-	}
-	if err != nil {
+	switch {
+	case ok && int64(len(body)) > t.maxBodyBytes:
+		return nil, tooLarge
+	case ok && err != nil:
 		return nil, &bodyReadError{status: resp.StatusCode, method: req.Method, path: t.key.scrub(req.URL.Path), err: err}
+	case err != nil || int64(len(body)) > t.maxBodyBytes:
+		body = body[:min(int64(len(body)), t.maxBodyBytes)]
+		resp.Request = resp.Request.WithContext(context.WithValue(resp.Request.Context(), truncatedCtxKey{}, true))
 	}
 	return body, nil
 }

@@ -478,6 +478,14 @@ func TestConnectionDroppedMidBody(t *testing.T) {
 		}
 		noKey(t, "mid-body drop", err)
 	})
+	t.Run("POST 502 keeps its status", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropMidBody(w, 502) })
+		_, err := Check(serverClient(t, s).StorageAttachWithResponse(bg, attachBody))
+		var apiErr *APIError
+		if s.n() != 1 || !errors.As(err, &apiErr) || apiErr.StatusCode != 502 || !apiErr.Truncated || string(apiErr.Body) != `{"request_id":"r-1",` {
+			t.Errorf("err %v after %d requests; want the 502, truncated", err, s.n())
+		}
+	})
 	t.Run("GET marked by retryctx sent once", func(t *testing.T) {
 		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropMidBody(w, 200) })
 		_, err := serverClient(t, s).GetRequestInfoWithResponse(retryctx.WithoutTransportRetries(bg), "r-1")
