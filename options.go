@@ -163,9 +163,10 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithMaxResponseBytes caps the size of a response body (default
-// DefaultMaxResponseBytes). Reading past the cap fails with a
-// *ResponseTooLargeError (errors.Is ErrResponseTooLarge); the body is never
-// silently truncated.
+// DefaultMaxResponseBytes). A 2xx body past the cap fails with a
+// *ResponseTooLargeError (errors.Is ErrResponseTooLarge), never silently
+// truncated; the body of any other status is cut at the cap and Check
+// reports its *APIError with Truncated set.
 func WithMaxResponseBytes(n int64) Option {
 	return func(c *config) error {
 		if n <= 0 {
@@ -176,8 +177,8 @@ func WithMaxResponseBytes(n int64) Option {
 	}
 }
 
-// ErrInvalidUserAgent is returned by NewClient when WithUserAgent
-// is given a value with control characters, which no HTTP header can carry.
+// ErrInvalidUserAgent is returned by NewClient when WithUserAgent is given a
+// value with control characters, which no HTTP header can carry.
 var ErrInvalidUserAgent = errors.New("tensorpool: invalid user agent: it contains control characters")
 
 // WithUserAgent puts product (for example "my-app/1.2") in front of this
@@ -186,7 +187,7 @@ var ErrInvalidUserAgent = errors.New("tensorpool: invalid user agent: it contain
 func WithUserAgent(product string) Option {
 	return func(c *config) error {
 		if !validHeaderValue(product) {
-			return ErrInvalidUserAgent // not quoted: it is no place for the key, but it may hold it
+			return ErrInvalidUserAgent // product not quoted: it could hold a secret
 		}
 		c.userAgent = product
 		return nil
