@@ -65,7 +65,8 @@ var (
 //     host and port: never to another host a redirect leads to.
 //   - the base URL is WithBaseURL, else $TENSORPOOL_ENGINE, else
 //     DefaultBaseURL. Plain http is refused unless the host is a loopback
-//     address or WithInsecureHTTP is given (ErrInsecureBaseURL).
+//     IP literal or "localhost", or WithInsecureHTTP is given
+//     (ErrInsecureBaseURL).
 //   - requests carry "User-Agent: tensorpool-go/<version> go/<go version> (<os>; <arch>)".
 //   - requests are retried as the package documentation describes, bounded by
 //     DefaultTimeout per call (WithTimeout, WithRetryPolicy).
@@ -151,7 +152,7 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	genOpts = append(genOpts, install)
 	c, err := gen.NewClientWithResponses(cfg.baseURL, genOpts...)
 	if err != nil {
-		return nil, err
+		return nil, cfg.key.scrubError(err) // a base URL error quotes the URL
 	}
 	t.origin = origin
 	return c, nil
@@ -168,34 +169,45 @@ func validKey(k string) bool {
 }
 
 // checkBaseURL parses the base URL and applies the https rule. Errors quote
-// the URL with any password redacted.
+// the URL without userinfo (see urlString); a URL that does not parse is not
+// quoted at all.
 func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole URL
+		}
 		return nil, fmt.Errorf("%w: %v", ErrInvalidBaseURL, err)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("%w %q: it must not carry credentials", ErrInvalidBaseURL, u.Redacted())
+		return nil, fmt.Errorf("%w %q: it must not carry credentials (the API key goes in TENSORPOOL_KEY or WithAPIKey)", ErrInvalidBaseURL, urlString(u))
 	}
 	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
-		return nil, fmt.Errorf("%w %q: want an absolute http(s) URL such as %s", ErrInvalidBaseURL, u.Redacted(), DefaultBaseURL)
+		return nil, fmt.Errorf("%w %q: want an absolute http(s) URL such as %s", ErrInvalidBaseURL, urlString(u), DefaultBaseURL)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%w %q: it must not have a query or fragment", ErrInvalidBaseURL, u.Redacted())
+		return nil, fmt.Errorf("%w %q: it must not have a query or fragment", ErrInvalidBaseURL, urlString(u))
 	}
 	if u.Scheme == "http" && !insecureOK && !isLoopback(u.Hostname()) {
-		return nil, fmt.Errorf("%w: %q", ErrInsecureBaseURL, u.Redacted())
+		return nil, fmt.Errorf("%w: %q", ErrInsecureBaseURL, urlString(u))
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
 }
 
-// isLoopback reports whether host is "localhost" or a loopback IP literal.
-// Not "*.localhost": Go resolves those through /etc/hosts and DNS, which may
-// point anywhere.
+// isLoopback reports whether plain http to host keeps the key on this
+// machine: a loopback IP literal, or exactly "localhost". These are the
+// hosts net/http's ProxyFromEnvironment never sends through a proxy (it
+// matches "localhost" case-sensitively, so "LOCALHOST" would go through
+// $HTTP_PROXY in clear text). "localhost" relies on the system resolver: Go
+// looks it up like any name (/etc/hosts, then DNS; it has no built-in
+// loopback answer), and every hosts file maps it to loopback. "*.localhost"
+// is resolved the same way but is rarely in a hosts file and is proxied,
+// so it is refused.
 func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
+	if host == "localhost" {
 		return true
 	}
 	ip := net.ParseIP(host)
@@ -246,16 +258,24 @@ func (d *doer) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(d)) }
 
 // Do implements gen.HttpRequestDoer.
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	if d.validate {
-		if err := ValidateRequest(req, d.basePath); err != nil {
-			var ire *InvalidRequestError
-			if errors.As(err, &ire) {
-				ire.Path, ire.Reason = d.key.scrub(ire.Path), d.key.scrub(ire.Reason)
-			}
-			return nil, d.key.scrubError(err)
+	err := checkHeaders(req)
+	if err == nil && d.validate {
+		err = ValidateRequest(req, d.basePath)
+	}
+	if err != nil {
+		var ire *InvalidRequestError
+		if errors.As(err, &ire) {
+			ire.Path, ire.Reason = d.key.scrub(ire.Path), d.key.scrub(ire.Reason)
 		}
+		return nil, d.key.scrubError(err)
 	}
 	resp, err := d.hc.Do(req)
+	if ue, ok := err.(*url.Error); ok {
+		switch ue.Err.(type) {
+		case *DecodeError, *ResponseTooLargeError, *bodyReadError:
+			err = ue.Err // these name the method and path already
+		}
+	}
 	return resp, d.key.scrubError(err)
 }
 
@@ -273,6 +293,9 @@ var ErrDoerRedirected = errors.New("tensorpool: the request doer followed a redi
 // RoundTrip implements http.RoundTripper.
 func (d doerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := d.d.Do(r)
+	if err == nil && resp == nil {
+		return nil, ErrNilResponse
+	}
 	if err == nil && resp.Request != nil && resp.Request.URL != nil &&
 		!(strings.EqualFold(resp.Request.URL.Scheme, r.URL.Scheme) && strings.EqualFold(resp.Request.URL.Host, r.URL.Host)) {
 		discard(resp)

@@ -97,8 +97,8 @@ func TestNewClientBaseURLRules(t *testing.T) {
 		{"https://engine.tensorpool.dev/", false, nil},
 		{"https://example.com:8443/prefix", false, nil},
 		{"http://localhost:8000", false, nil},
-		{"http://LOCALHOST", false, nil},
-		{"http://api.localhost", false, ErrInsecureBaseURL}, // resolved through DNS: may be anywhere
+		{"http://LOCALHOST", false, ErrInsecureBaseURL},     // net/http would send it through $HTTP_PROXY
+		{"http://api.localhost", false, ErrInsecureBaseURL}, // proxied, and rarely in /etc/hosts: may resolve anywhere
 		{"http://localhost.", false, ErrInsecureBaseURL},
 		{"http://127.0.0.1.evil.com", false, ErrInsecureBaseURL},
 		{"http://[::1%25lo]:8000", false, ErrInsecureBaseURL},
@@ -115,6 +115,11 @@ func TestNewClientBaseURLRules(t *testing.T) {
 		{"engine.tensorpool.dev", false, ErrInvalidBaseURL},
 		{"/relative", false, ErrInvalidBaseURL},
 		{"https://user:hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"https://tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL}, // a user name only
+		{"https://:hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL}, // no scheme: parses as a path
+		{"https:tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
+		{"https://tp-hunter2@%zz", false, ErrInvalidBaseURL}, // does not parse
 		{"https://engine.tensorpool.dev/?q=1", false, ErrInvalidBaseURL},
 		{"https://engine.tensorpool.dev/#x", false, ErrInvalidBaseURL},
 		{"https://%zz", false, ErrInvalidBaseURL},
@@ -129,7 +134,7 @@ func TestNewClientBaseURLRules(t *testing.T) {
 			t.Errorf("%q: err %v, want %v", tc.url, err, tc.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("%q: error shows the URL's password: %v", tc.url, err)
+			t.Errorf("%q: error shows the URL's credentials: %v", tc.url, err)
 		}
 	}
 	// the same rule holds for a URL given through the generated option
@@ -140,6 +145,10 @@ func TestNewClientBaseURLRules(t *testing.T) {
 	t.Setenv(EnvBaseURL, "http://engine.tensorpool.dev")
 	if _, err := NewClient(WithAPIKey(testKey)); !errors.Is(err, ErrInsecureBaseURL) {
 		t.Errorf("TENSORPOOL_ENGINE bypassed the https rule: %v", err)
+	}
+	t.Setenv(EnvBaseURL, "https://tp-hunter2@engine.tensorpool.dev")
+	if _, err := NewClient(WithAPIKey(testKey)); !errors.Is(err, ErrInvalidBaseURL) || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("TENSORPOOL_ENGINE with a user name: %v", err)
 	}
 }
 
@@ -173,6 +182,39 @@ func TestUserAgent(t *testing.T) {
 	}
 	if ua := f.get(1).ua; ua != "per-call/3 "+want {
 		t.Errorf("User-Agent with an editor's %q", ua)
+	}
+}
+
+// TestInvalidHeaders: a User-Agent or an editor's header that HTTP cannot
+// carry fails at once with a typed error, never sent and never retried.
+func TestInvalidHeaders(t *testing.T) {
+	for _, ua := range []string{"app\r\nX-Evil: 1", "app\x00", "app\x7f"} {
+		if _, err := NewClient(WithAPIKey(testKey), WithUserAgent(ua)); !errors.Is(err, ErrInvalidUserAgent) {
+			t.Errorf("WithUserAgent(%q): err %v, want ErrInvalidUserAgent", ua, err)
+		}
+	}
+	if _, err := NewClient(WithAPIKey(testKey), WithUserAgent("app/1 (tab\tok; é)")); err != nil {
+		t.Errorf("a valid product refused: %v", err)
+	}
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
+	for name, edit := range map[string]func(*http.Request){
+		"value": func(r *http.Request) { r.Header.Set("X-Token", "secret\r\nX-Evil: 1") },
+		"name":  func(r *http.Request) { r.Header["Bad Name"] = []string{"v"} },
+		"UA":    func(r *http.Request) { r.Header.Set("User-Agent", "per-call\n") },
+	} {
+		c := fakeClient(t, f, WithRequestEditorFn(func(_ context.Context, r *http.Request) error { edit(r); return nil }))
+		start := time.Now()
+		_, err := c.GetRequestInfoWithResponse(bg, "r-1")
+		var ire *InvalidRequestError
+		if !errors.As(err, &ire) || ire.Field != "header" || time.Since(start) > time.Second {
+			t.Errorf("%s: err %v after %v, want an *InvalidRequestError at once", name, err, time.Since(start))
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: the header value is in the error: %v", name, err)
+		}
+	}
+	if f.n() != 0 {
+		t.Errorf("%d requests with invalid headers were sent", f.n())
 	}
 }
 
@@ -235,6 +277,30 @@ func TestGenOptionsPassThrough(t *testing.T) {
 	}
 	if got := f.get(1); got.auth != "Bearer "+testKey || got.path != "/v1/request/info/r-1" || !strings.Contains(got.ua, "tensorpool-go/") {
 		t.Errorf("request %+v", got)
+	}
+}
+
+// TestNilResponseNilError: a transport or doer answering (nil, nil) gives
+// ErrNilResponse, not a panic.
+func TestNilResponseNilError(t *testing.T) {
+	nilRT := &fakeRT{respond: func(int, *http.Request) (*http.Response, error) { return nil, nil }}
+	for name, opt := range map[string]Option{
+		"RoundTripper": WithHTTPClient(&http.Client{Transport: nilRT}),
+		"doer":         WithClientOptions(gen.WithHTTPClient(doerFunc(func(*http.Request) (*http.Response, error) { return nil, nil }))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewClient(WithAPIKey(testKey), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.GetRequestInfoWithResponse(bg, "r-1")
+			if !errors.Is(err, ErrNilResponse) {
+				t.Fatalf("err %v, want ErrNilResponse", err)
+			}
+		})
+	}
+	if nilRT.n() != 1 {
+		t.Errorf("(nil, nil) was retried: %d attempts", nilRT.n())
 	}
 }
 

@@ -28,11 +28,15 @@
 // even where net/http itself would keep the header (a subdomain, another
 // port, https to http). The base URL is WithBaseURL, else TENSORPOOL_ENGINE,
 // else https://engine.tensorpool.dev; plain http is refused unless the host
-// is a loopback address or WithInsecureHTTP is given.
+// is a loopback IP literal or exactly "localhost" (see WithBaseURL), or
+// WithInsecureHTTP is given.
 //
 // The key never appears in an error, a log line, or a %v, %+v or %#v of a
-// value of this package; if a server echoes it in an error body, APIError
-// shows "[REDACTED]" in its place.
+// value of this package, as is or escaped (percent-encoded in a URL, JSON-
+// or Go-escaped); if a server echoes it in an error body, APIError (Message,
+// Details, Body) shows "[REDACTED]" in its place. A base URL carrying userinfo is refused
+// (ErrInvalidBaseURL), and no URL printed in an error or a log line shows
+// userinfo, user name included.
 //
 // # Errors
 //
@@ -46,10 +50,24 @@
 // status; the transport relabels such a body text/plain so that Check
 // reports it as an *APIError.) Helpers: IsNotFound, IsConflict, IsRateLimited,
 // IsUnauthorized, IsForbidden, IsBadRequest, IsUnprocessable, IsServerError,
-// StatusCode. Other errors: ErrNoAPIKey, ErrInvalidAPIKey, ErrInvalidBaseURL
-// and ErrInsecureBaseURL from NewClient; *InvalidRequestError
-// (ErrInvalidRequest) before sending; *ResponseTooLargeError
-// (ErrResponseTooLarge) past the body cap; and net/http's errors (wrapped
+// StatusCode.
+//
+// A 2xx whose body does not decode gives a *DecodeError
+// (ErrMalformedResponse), never a bare encoding/json error: the transport
+// returns it, with status, method, path, Content-Type and the body's start,
+// when a body labelled JSON is not JSON; Check wraps the generated parser's
+// error when valid JSON has the wrong shape. Package wait treats it as a
+// transient failure and polls again.
+//
+// Other errors: ErrNoAPIKey, ErrInvalidAPIKey, ErrInvalidBaseURL,
+// ErrInsecureBaseURL and ErrInvalidUserAgent from NewClient;
+// *InvalidRequestError (ErrInvalidRequest) before sending, for a rule of the
+// spec or a header HTTP cannot carry; *ResponseTooLargeError
+// (ErrResponseTooLarge) for a 2xx body past the cap; ErrNilResponse and
+// ErrDoerRedirected from a misbehaving transport or doer; an error naming
+// the request and wrapping the cause (io.ErrUnexpectedEOF) when the
+// connection drops while a 2xx body is read (for any other status, Check
+// reports the *APIError with Truncated set); and net/http's errors (wrapped
 // in *url.Error) when no response arrived.
 //
 // # Retries
@@ -65,10 +83,22 @@
 //	connection failed after connecting     retried     not retried (it may have been processed)
 //	  (reset, EOF, the transport's own
 //	  timeouts such as ResponseHeaderTimeout)
+//	connection lost while reading the      retried     not retried
+//	  body (the transport reads it, up to
+//	  the cap, before returning)
 //	any other status (400-428, 500, ...)   not retried not retried
 //	the call's context cancelled or its    not retried not retried
-//	  deadline (WithTimeout) passed,
-//	  TLS certificate error, body too large
+//	  deadline (WithTimeout) passed
+//	any other error: TLS, "no such host",  not retried not retried
+//	  body too large, an invalid header,
+//	  an unsupported scheme, a custom
+//	  transport's own error (it would
+//	  fail the same way again)
+//
+// Connection errors are those known to be transient: EOF, a reset, refused,
+// aborted or timed-out connection, a broken pipe, an unreachable network, a
+// *net.OpError, a timeout (net.Error), a DNS failure other than "no such
+// host".
 //
 // Attempts: at most 1 + RetryPolicy.MaxRetries (default 3 retries, so 4
 // attempts). Waits: the Retry-After (seconds or an HTTP-date) of the response
@@ -97,8 +127,11 @@
 // # Hardening
 //
 // Response bodies are read through a cap (WithMaxResponseBytes, default
-// 8 MiB): reading past it fails with *ResponseTooLargeError, never a silent
-// truncation. Requests that break a rule the spec states (storage_id must
+// 8 MiB), by the transport, into memory. A 2xx body past it fails with
+// *ResponseTooLargeError (at once if Content-Length announces it), never a
+// silent truncation; any other status keeps its body's start (also when the
+// connection drops mid-body) and Check reports an *APIError with Truncated
+// set, so the status is never lost. Requests that break a rule the spec states (storage_id must
 // start with "s-", on POST /storage/attach and DELETE /storage/{storage_id};
 // cluster_ids must have exactly one element) fail with *InvalidRequestError
 // before anything is sent (see ValidateRequest and WithoutClientValidation).

@@ -43,13 +43,18 @@ type APIError struct {
 	// Body is the start of the response body (at most 16 KiB), for
 	// diagnostics.
 	Body []byte
+	// Truncated reports that the body was cut: it passed the cap
+	// (WithMaxResponseBytes), or the connection dropped while it was read.
+	// Message and Details come from its start.
+	Truncated bool
 }
 
 // NewAPIError builds an *APIError from a response and its (already read)
 // body. It never fails: an undecodable body leaves Message empty.
 //
 // When resp came through a client made by NewClient, the API key is removed
-// from Message and Body, should the server have echoed it.
+// from Message, Details and Body, should the server have echoed it, escaped
+// or not (a JSON body holding the key in an escaped form is then re-encoded).
 func NewAPIError(resp *http.Response, body []byte) *APIError {
 	e := &APIError{}
 	if resp == nil {
@@ -60,6 +65,7 @@ func NewAPIError(resp *http.Response, body []byte) *APIError {
 	if resp.Request != nil {
 		e.Method = resp.Request.Method
 		key, _ = resp.Request.Context().Value(keyCtxKey{}).(secret)
+		e.Truncated, _ = resp.Request.Context().Value(truncatedCtxKey{}).(bool)
 		if resp.Request.URL != nil {
 			e.Path = key.scrub(resp.Request.URL.Path)
 		}
@@ -67,14 +73,11 @@ func NewAPIError(resp *http.Response, body []byte) *APIError {
 	if d, ok := retryafter.Parse(resp.Header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	body = key.scrubBytes(body)
+	body = key.scrubJSON(body)
 	e.Body = bytes.Clone(body[:min(len(body), maxErrorBody)])
 	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), body)
 	e.Message = key.scrub(e.Message)
-	for i := range e.Details { // decoding may have unescaped a \u-escaped key
-		e.Details[i].Msg = key.scrub(e.Details[i].Msg)
-		e.Details[i].Type = key.scrub(e.Details[i].Type)
-	}
+	key.scrubDetails(e.Details) // decoding may have unescaped a \u-escaped key
 	return e
 }
 
@@ -204,6 +207,63 @@ func cleanMessage(s string) string {
 	return s
 }
 
+// ErrMalformedResponse is matched (errors.Is) by every *DecodeError.
+var ErrMalformedResponse = errors.New("tensorpool: malformed response")
+
+// DecodeError reports a 2xx response whose body could not be decoded. The
+// generated ...WithResponse methods would otherwise return a bare
+// encoding/json error and no response; with this package, a caller has one
+// type to branch on:
+//
+//   - the transport returns it, with every field set, for a body whose
+//     Content-Type says JSON but that is not JSON at all (cut short, HTML,
+//     empty);
+//   - Check returns it in place of the generated parser's
+//     *json.SyntaxError, *json.UnmarshalTypeError or *time.ParseError:
+//     valid JSON of the wrong shape, such as a number where the spec says a
+//     string. Only Err is known then.
+//
+// It is not an *APIError: the status was a success.
+type DecodeError struct {
+	StatusCode  int    // HTTP status, or 0 if unknown
+	Method      string // request method, or "" if unknown
+	Path        string // request path, without host or query, or "" if unknown
+	ContentType string // the response's Content-Type, cleaned for printing
+	// Body is the start of the body (at most 16 KiB), for diagnostics.
+	Body []byte
+	Err  error // the decoding error
+}
+
+// Error implements error. It never includes the body.
+func (e *DecodeError) Error() string {
+	if e.Method == "" {
+		return fmt.Sprintf("tensorpool: decoding the response: %v", e.Err)
+	}
+	return fmt.Sprintf("tensorpool: %s %s: %d response body is not valid JSON (Content-Type %q): %v", e.Method, e.Path, e.StatusCode, e.ContentType, e.Err)
+}
+
+// Unwrap returns the decoding error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrMalformedResponse) hold.
+func (e *DecodeError) Is(target error) bool { return target == ErrMalformedResponse }
+
+// newDecodeError builds the transport's *DecodeError, with the key scrubbed.
+func newDecodeError(key secret, status int, method, path, contentType string, body []byte, err error) *DecodeError {
+	if err == nil {
+		err = errors.New("invalid JSON")
+	}
+	body = key.scrubBytes(body)
+	return &DecodeError{
+		StatusCode:  status,
+		Method:      method,
+		Path:        key.scrub(path),
+		ContentType: key.scrub(cleanMessage(contentType[:min(len(contentType), maxMessage)])),
+		Body:        bytes.Clone(body[:min(len(body), maxErrorBody)]),
+		Err:         key.scrubError(err),
+	}
+}
+
 // Response is what every generated ...Response type satisfies.
 type Response interface {
 	StatusCode() int
@@ -215,14 +275,20 @@ type Response interface {
 //
 //	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, body))
 //
-// If err is not nil, Check returns it unchanged. Otherwise a status outside
-// 200-299 gives an *APIError (with the response still returned, for its
-// JSON422 field and headers). Every 2xx counts as success: TensorPool's
+// If err is not nil, Check returns it unchanged, except for the generated
+// parser's bare decoding errors (*json.SyntaxError, *json.UnmarshalTypeError,
+// *time.ParseError), which it wraps in a *DecodeError. Otherwise a status
+// outside 200-299 gives an *APIError (with the response still returned, for
+// its JSON422 field and headers). Every 2xx counts as success: TensorPool's
 // asynchronous operations answer 202 Accepted, which means the request was
 // queued, not done (wait for it with package wait); and a 200 where the spec
 // says 202 is still a success, though the generated JSON202 field is then nil.
 func Check[R Response](r R, err error) (R, error) {
 	if err != nil {
+		switch err.(type) {
+		case *json.SyntaxError, *json.UnmarshalTypeError, *time.ParseError:
+			return r, &DecodeError{Err: err}
+		}
 		return r, err
 	}
 	v := reflect.ValueOf(r)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
 
 // fakeEngine stands in for https://engine.tensorpool.dev in these examples.
@@ -188,16 +189,27 @@ func ExampleWithLogger() {
 }
 
 // Tune retries and timeouts; the package documentation lists what is
-// retried.
+// retried. Here the engine answers 429 (Retry-After: 0) twice before it
+// answers the request.
 func ExampleWithRetryPolicy() {
+	engine := tensorpooltest.New(tensorpooltest.WithAPIKey("tp-example-key"))
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	engine.InjectFault("DELETE /storage/{storage_id}", 2, tensorpooltest.Fault{Status: 429, RetryAfter: "0"})
+
 	p := tensorpool.DefaultRetryPolicy()
 	p.MaxRetries = 5
 	p.MaxRetryAfter = 2 * time.Minute
 	c, err := tensorpool.NewClient(
 		tensorpool.WithAPIKey("tp-example-key"),
+		tensorpool.WithBaseURL("https://engine.tensorpool.test"), // default: https://engine.tensorpool.dev
+		tensorpool.WithHTTPClient(engine.HTTPClient()),           // the in-process engine answers
 		tensorpool.WithRetryPolicy(p),
 		tensorpool.WithTimeout(5*time.Minute), // the whole call, retries included
 	)
-	fmt.Println(c != nil, err)
-	// Output: true <nil>
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp, err := tensorpool.Check(c.StorageDestroyWithResponse(context.Background(), "s-1"))
+	fmt.Println(resp.StatusCode(), err, "after", engine.Calls("DELETE /storage/{storage_id}"), "attempts")
+	// Output: 202 <nil> after 3 attempts
 }

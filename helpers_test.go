@@ -3,11 +3,14 @@ package tensorpool
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,17 +22,52 @@ import (
 // testKey is the API key every test uses; leak checks search for it.
 const testKey = "tp-live-0123456789abcdefSECRET"
 
-// noKey fails the test if the key appears in any of the usual renderings of
-// v.
+// hostileKey is a valid key made of the characters URLs, JSON and Go
+// strings escape, so that it shows up escaped wherever it is printed.
+const hostileKey = `tp-"<>/%?#&+\;,=@SECRET2`
+
+// keyForms lists how key can appear once escaped, computed here
+// independently of redact.go: as is, percent-encoded, JSON- and
+// Go-escaped, and in hex.
+func keyForms(key string) []string {
+	j, _ := json.Marshal(key)
+	html := string(j[1 : len(j)-1])
+	q := strconv.Quote(key)
+	return []string{
+		key, url.PathEscape(key), url.QueryEscape(key), (&url.URL{Path: key}).EscapedPath(),
+		html, strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(html), q[1 : len(q)-1],
+		fmt.Sprintf("%x", key),
+	}
+}
+
+// leaked returns the form of testKey or hostileKey that s holds, or "".
+func leaked(s string) string { return leakedOf(s, testKey, hostileKey) }
+
+// leakedOf returns the form of one of keys that s holds, or "".
+func leakedOf(s string, keys ...string) string {
+	for _, k := range keys {
+		for _, f := range keyForms(k) {
+			if strings.Contains(s, f) {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// noKey fails the test if either test key, in any form, appears in any of
+// the usual renderings of v.
 func noKey(t *testing.T, what string, v any) {
 	t.Helper()
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
-		if s := fmt.Sprintf(verb, v); strings.Contains(s, testKey) || strings.Contains(s, fmt.Sprintf("%x", testKey)) {
-			t.Errorf("%s printed with %s contains the API key: %s", what, verb, s)
+		if f := leaked(fmt.Sprintf(verb, v)); f != "" {
+			t.Errorf("%s printed with %s contains the API key (as %q): %s", what, verb, f, fmt.Sprintf(verb, v))
 		}
 	}
-	if err, ok := v.(error); ok && err != nil && strings.Contains(err.Error(), testKey) {
-		t.Errorf("%s: error string contains the API key: %s", what, err)
+	if err, ok := v.(error); ok && err != nil {
+		if f := leaked(err.Error()); f != "" {
+			t.Errorf("%s: error string contains the API key (as %q): %s", what, f, err)
+		}
 	}
 }
 
@@ -166,7 +204,7 @@ func leakCheckedLogger(t *testing.T) Option {
 	t.Helper()
 	buf := &logBuffer{}
 	t.Cleanup(func() {
-		if strings.Contains(buf.String(), testKey) {
+		if f := leaked(buf.String()); f != "" {
 			t.Errorf("a log line contains the API key:\n%s", buf.String())
 		}
 	})

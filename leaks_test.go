@@ -3,10 +3,14 @@ package tensorpool
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -53,6 +57,31 @@ func TestKeyInURLNeverPrinted(t *testing.T) {
 		}
 		noKey(t, "ResponseTooLargeError", err)
 	})
+}
+
+// A redirect to a URL with a user name (a credential) does not print it, in
+// the error or in a log line.
+func TestRedirectUserinfoNeverPrinted(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close() // nothing listens there now: the redirected request fails
+	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://tp-hunter2@"+dead+"/x", http.StatusFound)
+	})
+	buf := &logBuffer{}
+	c := serverClient(t, s, WithLogger(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	_, err = c.GetRequestInfoWithResponse(bg, "r-1")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, out := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err), buf.String()} {
+		if strings.Contains(out, "hunter2") {
+			t.Errorf("the redirect's user name is printed: %s", out)
+		}
+	}
 }
 
 // scrubError keeps errors.Is working through what it scrubs.
@@ -120,5 +149,214 @@ func TestDoerThatFollowsRedirectsIsRefused(t *testing.T) {
 	c = serverClient(t, same, WithClientOptions(gen.WithHTTPClient(doerFunc((&http.Client{}).Do))))
 	if resp, err := c.GetRequestInfoWithResponse(bg, "r-1"); err != nil || resp.JSON200 == nil {
 		t.Fatalf("plain call through a doer: %v", err)
+	}
+}
+
+// uEscape writes every character of s as a JSON \u escape.
+func uEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
+}
+
+// A key made of characters that get escaped is scrubbed in its escaped
+// forms too: percent-encoded in a URL (*url.Error, log lines), Go-quoted in
+// an *InvalidRequestError, \u-escaped in a 422's loc, msg and body.
+func TestEscapedKeyNeverPrinted(t *testing.T) {
+	t.Run("in a URL", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropAfterRequest(w) })
+		_, err := serverClient(t, s, WithAPIKey(hostileKey), WithMaxRetries(0)).GetRequestInfoWithResponse(bg, hostileKey)
+		if err == nil {
+			t.Fatal("no error from a dropped connection")
+		}
+		noKey(t, "error", err)
+	})
+	t.Run("APIError.Path", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { jsonReply(w, 404, `{"detail":"Not Found"}`) })
+		_, err := Check(serverClient(t, s, WithAPIKey(hostileKey)).GetRequestInfoWithResponse(bg, hostileKey))
+		if !IsNotFound(err) {
+			t.Fatalf("err %v", err)
+		}
+		noKey(t, "APIError", err)
+	})
+	t.Run("InvalidRequestError", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {})
+		_, err := serverClient(t, s, WithAPIKey(hostileKey)).StorageDestroyWithResponse(bg, hostileKey)
+		if !errors.Is(err, ErrInvalidRequest) {
+			t.Fatalf("err %v", err)
+		}
+		noKey(t, "InvalidRequestError", err)
+	})
+	t.Run("422 details", func(t *testing.T) {
+		esc := uEscape(hostileKey)
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			jsonReply(w, 422, `{"detail":[{"loc":["header","`+esc+`",{"k":"`+esc+`"}],"msg":"bad `+esc+`","type":"`+esc+`"}]}`)
+		})
+		_, err := Check(serverClient(t, s, WithAPIKey(hostileKey)).GetRequestInfoWithResponse(bg, "r-1"))
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || len(apiErr.Details) != 1 || len(apiErr.Details[0].Loc) != 3 {
+			t.Fatalf("err %v, want an *APIError with one detail of 3 loc items", err)
+		}
+		noKey(t, "APIError", apiErr)
+		noKey(t, "APIError.Body", string(apiErr.Body))
+		for i, item := range apiErr.Details[0].Loc {
+			raw, _ := item.MarshalJSON()
+			var v any
+			_ = json.Unmarshal(raw, &v)
+			noKey(t, fmt.Sprintf("loc[%d]", i), fmt.Sprint(v))
+		}
+		if got, _ := apiErr.Details[0].Loc[1].AsValidationErrorLoc0(); got != redacted {
+			t.Errorf("loc[1] = %q, want %q", got, redacted)
+		}
+		noKey(t, "Details[0].Msg", apiErr.Details[0].Msg)
+	})
+}
+
+// TestNoKeyInAnyError runs every way this package produces an error, with
+// the key planted wherever a caller or a hostile server could put it, for a
+// plain and a hostile key, and searches every rendering of each error (and
+// of its typed fields) for the key in any form. Log lines are searched by
+// leakCheckedLogger. Add a row for any new error path.
+func TestNoKeyInAnyError(t *testing.T) {
+	answer := func(code int, h http.Header, body string) func(string) *fakeRT {
+		return func(key string) *fakeRT {
+			return &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+				b := strings.NewReplacer("{key}", key, "{ukey}", uEscape(key), "{auth}", r.Header.Get("Authorization")).Replace(body)
+				hh := http.Header{}
+				for k, v := range h {
+					hh.Set(k, strings.ReplaceAll(v[0], "{key}", key))
+				}
+				return reply(r, code, hh, b), nil
+			}}
+		}
+	}
+	getKeyAsID := func(t *testing.T, c *gen.ClientWithResponses, key string) error {
+		_, err := Check(c.GetRequestInfoWithResponse(bg, key))
+		return err
+	}
+	attach := func(t *testing.T, c *gen.ClientWithResponses, key string) error {
+		_, err := Check(c.StorageAttachWithResponse(bg, attachBody))
+		return err
+	}
+	for _, tc := range []struct {
+		name string
+		rt   func(key string) *fakeRT // nil: no fake transport
+		opts func(key string) []Option
+		call func(t *testing.T, c *gen.ClientWithResponses, key string) error
+	}{
+		{name: "404 echoing the key, key as id", rt: answer(404, nil, `{"detail":"no {key} ({ukey}), {auth}"}`), call: getKeyAsID},
+		{name: "422 echoing the key in loc, msg, type", rt: answer(422, nil, `{"detail":[{"loc":["header","{ukey}",{"k":"{key}"}],"msg":"{key}","type":"{ukey}"}]}`), call: attach},
+		{name: "422 not FastAPI's shape", rt: answer(422, nil, `{"detail":"{auth}"}`), call: attach},
+		{name: "502 text echo", rt: answer(502, http.Header{"Content-Type": {"text/plain"}}, "{auth}"), call: attach},
+		{name: "502 truncated echo", rt: answer(502, http.Header{"Content-Type": {"text/html"}}, "{auth}"+strings.Repeat("x", 8192)),
+			opts: func(string) []Option { return []Option{WithMaxResponseBytes(4096)} }, call: attach},
+		{name: "429 too long to wait", rt: answer(429, http.Header{"Retry-After": {"3600"}}, `{"detail":"{key}"}`), call: getKeyAsID},
+		{name: "200 malformed, key in body and Content-Type", rt: answer(200, http.Header{"Content-Type": {"application/json; k={key}"}}, `{"x":"{key}"`), call: getKeyAsID},
+		{name: "200 wrong shape", rt: answer(200, nil, `{"request_id":["{key}"]}`), call: getKeyAsID},
+		{name: "200 too large, key as id", rt: answer(200, nil, `{"x":"`+strings.Repeat("x", 8192)+`"}`),
+			opts: func(string) []Option { return []Option{WithMaxResponseBytes(4096)} }, call: getKeyAsID},
+		{name: "transport error echoing the request", rt: func(string) *fakeRT {
+			return &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+				return nil, &echoErr{r.Header.Get("Authorization") + " " + r.URL.String()}
+			}}
+		}, call: getKeyAsID},
+		{name: "nil response", rt: func(string) *fakeRT {
+			return &fakeRT{respond: func(int, *http.Request) (*http.Response, error) { return nil, nil }}
+		}, call: getKeyAsID},
+		{name: "invalid storage id (the key)", rt: answer(202, nil, destroyOK), call: func(t *testing.T, c *gen.ClientWithResponses, key string) error {
+			_, err := c.StorageDestroyWithResponse(bg, key)
+			return err
+		}},
+		{name: "invalid header from an editor", rt: answer(200, nil, infoOK), call: func(t *testing.T, c *gen.ClientWithResponses, key string) error {
+			_, err := c.GetRequestInfoWithResponse(bg, key, func(_ context.Context, r *http.Request) error {
+				r.Header[key+" x"] = []string{key + "\r\n"}
+				return nil
+			})
+			return err
+		}},
+		{name: "cancelled context, key as id", rt: func(string) *fakeRT {
+			return &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return nil, r.Context().Err() }}
+		}, call: func(t *testing.T, c *gen.ClientWithResponses, key string) error {
+			ctx, cancel := context.WithCancel(bg)
+			cancel()
+			_, err := c.GetRequestInfoWithResponse(ctx, key)
+			return err
+		}},
+		{name: "NewClient: key in the base URL", opts: func(key string) []Option {
+			return []Option{WithBaseURL("http://example.com/" + url.PathEscape(key))}
+		}},
+		{name: "NewClient: key as the base URL's user", opts: func(key string) []Option {
+			return []Option{WithBaseURL("https://" + url.PathEscape(key) + "@example.com")}
+		}},
+		{name: "NewClient: key in the user agent", opts: func(key string) []Option { return []Option{WithUserAgent(key + "\n")} }},
+		{name: "NewClient: key with a control character", opts: func(key string) []Option { return []Option{WithAPIKey(key + "\x00")} }},
+	} {
+		for _, key := range []string{testKey, hostileKey} {
+			t.Run(tc.name+"/"+key[:6], func(t *testing.T) {
+				opts := []Option{WithAPIKey(key), WithBaseURL("https://engine.test"), fastRetries, leakCheckedLogger(t)}
+				var f *fakeRT
+				if tc.rt != nil {
+					f = tc.rt(key)
+					opts = append(opts, WithHTTPClient(&http.Client{Transport: f}))
+				}
+				if tc.opts != nil {
+					opts = append(opts, tc.opts(key)...)
+				}
+				c, err := NewClient(opts...)
+				if err == nil && tc.call != nil {
+					err = tc.call(t, c, key)
+				}
+				if err == nil {
+					t.Fatal("no error")
+				}
+				searchErr(t, err, key)
+			})
+		}
+	}
+}
+
+// searchErr fails if key, in any form, is in any rendering of err or of
+// the typed errors in its chain.
+func searchErr(t *testing.T, err error, key string) {
+	t.Helper()
+	values := []any{err}
+	var (
+		apiErr    *APIError
+		decodeErr *DecodeError
+		tooLarge  *ResponseTooLargeError
+		invalid   *InvalidRequestError
+		urlErr    *url.Error
+	)
+	if errors.As(err, &apiErr) {
+		values = append(values, *apiErr, string(apiErr.Body), apiErr.Details)
+		for _, d := range apiErr.Details {
+			for _, item := range d.Loc {
+				raw, _ := item.MarshalJSON()
+				var v any
+				_ = json.Unmarshal(raw, &v)
+				values = append(values, v)
+			}
+		}
+	}
+	if errors.As(err, &decodeErr) {
+		values = append(values, *decodeErr, string(decodeErr.Body))
+	}
+	if errors.As(err, &tooLarge) {
+		values = append(values, *tooLarge)
+	}
+	if errors.As(err, &invalid) {
+		values = append(values, *invalid)
+	}
+	if errors.As(err, &urlErr) {
+		values = append(values, *urlErr, urlErr.URL)
+	}
+	for _, v := range values {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+			if s := fmt.Sprintf(verb, v); leakedOf(s, key) != "" {
+				t.Errorf("%T printed with %s holds the key (as %q): %s", v, verb, leakedOf(s, key), s)
+			}
+		}
 	}
 }

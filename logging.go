@@ -14,7 +14,7 @@ func (t *transport) logAttempt(req *http.Request, attempt int, resp *http.Respon
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("url", t.key.scrub(req.URL.Redacted())),
+		slog.String("url", t.key.scrub(urlString(req.URL))),
 		slog.Int("attempt", attempt),
 		slog.Duration("duration", took),
 	}
@@ -33,7 +33,7 @@ func (t *transport) logRetry(req *http.Request, attempt int, reason string, dela
 	}
 	t.logger.LogAttrs(req.Context(), slog.LevelInfo, "tensorpool: retrying",
 		slog.String("method", req.Method),
-		slog.String("url", t.key.scrub(req.URL.Redacted())),
+		slog.String("url", t.key.scrub(urlString(req.URL))),
 		slog.Int("attempt", attempt),
 		slog.String("reason", reason),
 		slog.Duration("delay", delay),

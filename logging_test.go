@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 )
@@ -74,10 +75,13 @@ func TestLogging(t *testing.T) {
 	})
 }
 
-// echoErr is a transport error whose text includes what it was given.
+// echoErr is a transient transport error (a reset) whose text includes what
+// it was given.
 type echoErr struct{ s string }
 
 func (e *echoErr) Error() string { return "proxy said: " + e.s }
+
+func (e *echoErr) Unwrap() error { return syscall.ECONNRESET }
 
 func TestLoggingInfoLevelOnlyRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package tensorpool
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -71,8 +72,10 @@ func WithAPIKey(key string) Option {
 
 // WithBaseURL sets the API's base URL, taking precedence over the
 // TENSORPOOL_ENGINE environment variable and DefaultBaseURL. It must be
-// https, or http to a loopback host (localhost, 127.0.0.0/8, ::1), unless
-// WithInsecureHTTP is also given.
+// https, or http to a loopback host, unless WithInsecureHTTP is also given.
+// A loopback host is an IP literal in 127.0.0.0/8 or ::1, or exactly
+// "localhost", which the system resolver (/etc/hosts) maps to loopback and
+// net/http never proxies; "*.localhost" and "LOCALHOST" are not.
 func WithBaseURL(u string) Option {
 	return func(c *config) error {
 		c.baseURL, c.baseURLSet = u, true
@@ -160,9 +163,10 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithMaxResponseBytes caps the size of a response body (default
-// DefaultMaxResponseBytes). Reading past the cap fails with a
-// *ResponseTooLargeError (errors.Is ErrResponseTooLarge); the body is never
-// silently truncated.
+// DefaultMaxResponseBytes). A 2xx body past the cap fails with a
+// *ResponseTooLargeError (errors.Is ErrResponseTooLarge), never silently
+// truncated; the body of any other status is cut at the cap and Check
+// reports its *APIError with Truncated set.
 func WithMaxResponseBytes(n int64) Option {
 	return func(c *config) error {
 		if n <= 0 {
@@ -173,10 +177,18 @@ func WithMaxResponseBytes(n int64) Option {
 	}
 }
 
+// ErrInvalidUserAgent is returned by NewClient when WithUserAgent is given a
+// value with control characters, which no HTTP header can carry.
+var ErrInvalidUserAgent = errors.New("tensorpool: invalid user agent: it contains control characters")
+
 // WithUserAgent puts product (for example "my-app/1.2") in front of this
-// library's own User-Agent token.
+// library's own User-Agent token. A product with control characters makes
+// NewClient fail with ErrInvalidUserAgent.
 func WithUserAgent(product string) Option {
 	return func(c *config) error {
+		if !validHeaderValue(product) {
+			return ErrInvalidUserAgent // product not quoted: it could hold a secret
+		}
 		c.userAgent = product
 		return nil
 	}

@@ -2,11 +2,16 @@ package tensorpool
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/tensorpool/tensorpool-go/gen"
 )
 
 // redacted replaces the API key wherever this package prints, logs or
@@ -43,31 +48,171 @@ func (k secret) Format(f fmt.State, verb rune) {
 // LogValue implements slog.LogValuer.
 func (k secret) LogValue() slog.Value { return slog.StringValue(k.String()) }
 
-// scrub removes every occurrence of the key from s. A server echoing the
-// Authorization header back in an error body must not put the key in an
-// error string or a log line.
-func (k secret) scrub(s string) string {
-	if k.s == "" || !strings.Contains(s, k.s) {
-		return s
+// forms lists the ways the key can appear in what we print, longest first:
+// as is, percent-encoded (url.PathEscape, url.QueryEscape, a URL's escaped
+// path), and escaped in a JSON or Go string literal.
+func (k secret) forms() []string {
+	if k.s == "" {
+		return nil
 	}
-	return strings.ReplaceAll(s, k.s, redacted)
+	var html bytes.Buffer
+	_ = json.NewEncoder(&html).Encode(k.s) // "\u003c" for '<'
+	var plain bytes.Buffer
+	enc := json.NewEncoder(&plain)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(k.s)
+	out := []string{
+		k.s,
+		url.PathEscape(k.s),
+		url.QueryEscape(k.s),
+		(&url.URL{Path: k.s}).EscapedPath(),
+		unquote(strings.TrimSpace(html.String())),
+		unquote(strings.TrimSpace(plain.String())),
+		unquote(strconv.Quote(k.s)),
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(out)
+}
+
+// unquote drops the first and last byte of a quoted literal.
+func unquote(q string) string {
+	if len(q) < 2 {
+		return q
+	}
+	return q[1 : len(q)-1]
+}
+
+// in reports whether s holds the key in any of its forms.
+func (k secret) in(s string) bool {
+	for _, f := range k.forms() {
+		if strings.Contains(s, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// scrub removes every occurrence of the key, in any of its forms, from s. A
+// server echoing the Authorization header back in an error body, or a key
+// passed where an id belongs (and escaped in a URL), must not put the key in
+// an error string or a log line.
+func (k secret) scrub(s string) string {
+	for _, f := range k.forms() {
+		s = strings.ReplaceAll(s, f, redacted)
+	}
+	return s
 }
 
 // scrubBytes is scrub for byte slices; it returns b itself when the key does
 // not occur in it.
 func (k secret) scrubBytes(b []byte) []byte {
-	if k.s == "" || !bytes.Contains(b, []byte(k.s)) {
-		return b
+	for _, f := range k.forms() {
+		if bytes.Contains(b, []byte(f)) {
+			b = bytes.ReplaceAll(b, []byte(f), []byte(redacted))
+		}
 	}
-	return bytes.ReplaceAll(b, []byte(k.s), []byte(redacted))
+	return b
 }
 
-// scrubError returns err unchanged unless its message holds the key; then
-// an error with the key scrubbed: a *url.Error keeps its type (URL and
-// cause scrubbed), anything else becomes a scrubbedError, which still
-// matches errors.Is against the original chain.
+// scrubJSON is scrubBytes for a JSON document, which may hold the key with
+// any escaping ("\u0074" for "t"): if decoding shows the key, the document
+// is re-encoded canonically, with the key scrubbed.
+func (k secret) scrubJSON(b []byte) []byte {
+	b = k.scrubBytes(b)
+	if k.s == "" || !json.Valid(b) {
+		return b
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return b
+	}
+	canon, err := json.Marshal(v)
+	if err != nil {
+		return b
+	}
+	if scrubbed := k.scrubBytes(canon); !bytes.Equal(scrubbed, canon) {
+		return scrubbed
+	}
+	return b
+}
+
+// scrubDetails scrubs the key from decoded 422 field errors: msg, type and
+// every loc item.
+func (k secret) scrubDetails(details []gen.ValidationError) {
+	for i := range details {
+		details[i].Msg = k.scrub(details[i].Msg)
+		details[i].Type = k.scrub(details[i].Type)
+		for j := range details[i].Loc {
+			k.scrubLocItem(&details[i].Loc[j])
+		}
+	}
+}
+
+// scrubLocItem scrubs the key from one loc item, whatever its JSON shape: a
+// string, a number, or anything a server put there.
+func (k secret) scrubLocItem(item *gen.ValidationError_Loc_Item) {
+	raw, err := item.MarshalJSON()
+	if err != nil {
+		return
+	}
+	if s := k.scrubJSON(raw); !bytes.Equal(s, raw) {
+		_ = item.UnmarshalJSON(s)
+	}
+}
+
+// urlString prints u for an error or a log line without its userinfo:
+// url.URL.Redacted hides only the password, and a user name can be a
+// credential (https://tp-KEY@host). Without a host, the same mistake parses
+// as a path or an opaque part ("tp-KEY@host/x"): what comes before an '@'
+// in its first segment is dropped too.
+func urlString(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	c.User = nil
+	if c.Host == "" {
+		c.Opaque = dropUserinfo(c.Opaque)
+		if p := dropUserinfo(c.Path); p != c.Path {
+			c.Path, c.RawPath = p, ""
+		}
+	}
+	return c.String()
+}
+
+// dropUserinfo removes "...@" from the start of s's first '/'-segment.
+func dropUserinfo(s string) string {
+	seg, _, _ := strings.Cut(s, "/")
+	if i := strings.LastIndexByte(seg, '@'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// rawURLString is urlString for a URL held as a string, such as
+// url.Error.URL; one that does not parse is left out entirely.
+func rawURLString(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return urlString(u)
+}
+
+// scrubError returns err unchanged unless its message holds the key (or it
+// is a *url.Error whose URL has userinfo); then an error with the key
+// scrubbed: a *url.Error keeps its type (URL without userinfo, URL and cause
+// scrubbed), anything else becomes a scrubbedError, which still matches
+// errors.Is against the original chain.
 func (k secret) scrubError(err error) error {
-	if err == nil || k.s == "" || !strings.Contains(err.Error(), k.s) {
+	if ue, ok := err.(*url.Error); ok && strings.Contains(ue.URL, "@") {
+		c := *ue
+		c.URL = rawURLString(c.URL)
+		err = &c
+	}
+	if err == nil || !k.in(err.Error()) {
 		return err
 	}
 	if ue, ok := err.(*url.Error); ok {

@@ -6,10 +6,12 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
@@ -121,12 +123,15 @@ func decide(req *http.Request, resp *http.Response, err error, connected bool) r
 	return retryDecision{}
 }
 
-// retryableError reports whether a transport error may go away by itself:
-// not a cancellation, not a certificate problem, not a response over the
-// size cap. A timeout of the transport's own (such as
-// http.Transport.ResponseHeaderTimeout, which matches
-// context.DeadlineExceeded) is retryable; the request's context having
-// expired is checked by decide.
+// retryableError reports whether a transport error is known to be
+// transient: the connection was refused, reset, closed early (EOF) or timed
+// out, a network operation failed, or DNS failed other than "no such host".
+// Anything else (an invalid header, an unsupported scheme, a TLS or
+// certificate error, a response over the size cap, a cancellation, an error
+// of a custom transport) happens again on every attempt, so it is not
+// retried. A timeout of the transport's own (such as
+// http.Transport.ResponseHeaderTimeout) is retryable; the request's context
+// having expired is checked by decide.
 func retryableError(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, ErrResponseTooLarge) {
 		return false
@@ -137,11 +142,31 @@ func retryableError(err error) bool {
 		hostErr     x509.HostnameError
 		invalidErr  x509.CertificateInvalidError
 		recordErr   tls.RecordHeaderError
+		alertErr    tls.AlertError
 	)
-	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &invalidErr) || errors.As(err, &recordErr) {
+	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) ||
+		errors.As(err, &invalidErr) || errors.As(err, &recordErr) || errors.As(err, &alertErr) {
 		return false
 	}
-	return true
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return !dns.IsNotFound
+	}
+	for _, transient := range []error{
+		io.EOF, io.ErrUnexpectedEOF, context.DeadlineExceeded,
+		syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE,
+		syscall.ETIMEDOUT, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.ENETDOWN,
+	} {
+		if errors.Is(err, transient) {
+			return true
+		}
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op)
 }
 
 // isDialError reports whether err happened while connecting (DNS lookup or

@@ -2,6 +2,7 @@ package tensorpool
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"io"
@@ -258,6 +259,31 @@ func TestRetryHonoursContextCancel(t *testing.T) {
 	})
 }
 
+// timeoutErr is a net.Error timeout, like http.Transport's
+// ResponseHeaderTimeout error.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "timeout awaiting response headers" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+// TestNoRetryOnceContextDone: a response that arrives as the caller's
+// context ends is returned as it is: not retried, and not replaced by the
+// context's error.
+func TestNoRetryOnceContextDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(bg)
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			cancel()
+			return reply(r, 503, http.Header{"Retry-After": {"0"}}, `{"detail":"busy"}`), nil
+		}}
+		_, err := Check(fakeClient(t, f, WithTimeout(0)).GetRequestInfoWithResponse(ctx, "r-1"))
+		if StatusCode(err) != 503 || f.n() != 1 {
+			t.Errorf("err %v after %d attempts, want the 503 after 1", err, f.n())
+		}
+	})
+}
+
 func dialErr() error {
 	return &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "connection refused", Addr: "engine.test:443"}}
 }
@@ -284,7 +310,16 @@ func TestRetryTransportErrors(t *testing.T) {
 		{"POST dial error but GotConn fired", "POST", dialErr(), true, 1},
 		{"DELETE reset after connect", "DELETE", syscall.ECONNRESET, true, 1},
 		{"GET bad certificate", "GET", x509.UnknownAuthorityError{}, true, 1},
+		{"GET TLS alert", "GET", &net.OpError{Op: "remote error", Err: tls.AlertError(40)}, true, 1},
 		{"GET context canceled", "GET", context.Canceled, true, 1},
+		{"GET EOF", "GET", io.EOF, true, 4},
+		{"GET read error", "GET", &net.OpError{Op: "read", Net: "tcp", Err: errors.New("some socket error")}, true, 4},
+		{"GET transport timeout", "GET", timeoutErr{}, true, 4},
+		{"GET no such host", "GET", &net.DNSError{Err: "no such host", Name: "engine.test", IsNotFound: true}, false, 1},
+		// deterministic local errors fail the same way on every attempt
+		{"GET invalid header", "GET", errors.New(`net/http: invalid header field value for "X-Evil"`), false, 1},
+		{"GET unsupported scheme", "GET", errors.New(`unsupported protocol scheme "ftp"`), false, 1},
+		{"GET custom transport error", "GET", errors.New("custom transport failed"), true, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,26 +23,40 @@ import (
 // read fails with once it passes the cap set by WithMaxResponseBytes.
 var ErrResponseTooLarge = errors.New("tensorpool: response body too large")
 
-// ResponseTooLargeError is the error reading a response body returns once
-// the body passes the cap (WithMaxResponseBytes). The generated
-// ...WithResponse methods return it as their error.
+// ResponseTooLargeError reports a response body past the cap
+// (WithMaxResponseBytes). The generated ...WithResponse methods return it as
+// their error.
+//
+// Only a 2xx response fails this way: the body of any other status is cut
+// at the cap instead, and Check reports it as an *APIError with Truncated
+// set, so that its status is never lost.
 type ResponseTooLargeError struct {
-	Method string // request method
-	Path   string // request path, without host or query
-	Limit  int64  // the cap, in bytes
+	StatusCode int    // the response's HTTP status (2xx)
+	Method     string // request method
+	Path       string // request path, without host or query
+	Limit      int64  // the cap, in bytes
 }
 
 // Error implements error.
 func (e *ResponseTooLargeError) Error() string {
-	return fmt.Sprintf("tensorpool: %s %s: response body larger than %d bytes (see WithMaxResponseBytes)", e.Method, e.Path, e.Limit)
+	return fmt.Sprintf("tensorpool: %s %s: %d response body larger than %d bytes (see WithMaxResponseBytes)", e.Method, e.Path, e.StatusCode, e.Limit)
 }
 
 // Is makes errors.Is(err, ErrResponseTooLarge) hold.
 func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResponseTooLarge }
 
+// ErrNilResponse is returned when the HTTP transport or request doer given
+// to NewClient (WithHTTPClient, WithClientOptions) returns neither a
+// response nor an error.
+var ErrNilResponse = errors.New("tensorpool: the HTTP transport returned neither a response nor an error")
+
 // keyCtxKey carries the key (as a secret) in the context of resp.Request,
 // so that NewAPIError can scrub it from what the server echoed.
 type keyCtxKey struct{}
+
+// truncatedCtxKey marks (in the context of resp.Request) a non-2xx response
+// whose body was cut at the cap, for NewAPIError.
+type truncatedCtxKey struct{}
 
 // transport is the http.RoundTripper NewClient installs: it authenticates
 // requests to the base URL's origin, retries what is safe to retry, caps
@@ -59,11 +73,7 @@ type transport struct {
 
 // Format implements fmt.Formatter, with the key redacted.
 func (t transport) Format(f fmt.State, verb rune) {
-	origin := ""
-	if t.origin != nil {
-		origin = t.origin.Redacted()
-	}
-	fmt.Fprintf(f, "tensorpool.transport{origin:%q key:%q retry:%+v maxBodyBytes:%d}", origin, t.key.String(), t.retry, t.maxBodyBytes)
+	fmt.Fprintf(f, "tensorpool.transport{origin:%q key:%q retry:%+v maxBodyBytes:%d}", urlString(t.origin), t.key.String(), t.retry, t.maxBodyBytes)
 }
 
 // LogValue implements slog.LogValuer, with the key redacted.
@@ -84,7 +94,11 @@ func (t *transport) sameOrigin(u *url.URL) bool {
 	return t.origin != nil && strings.EqualFold(u.Scheme, t.origin.Scheme) && strings.EqualFold(u.Host, t.origin.Host)
 }
 
-// RoundTrip implements http.RoundTripper.
+// RoundTrip implements http.RoundTripper. The response it returns holds its
+// whole body in memory (at most the cap): the body is read here, so that a
+// connection lost while reading it is retried like any other connection
+// error (GET, HEAD), and a 2xx that claims JSON but is not is reported with
+// its status (*DecodeError).
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	maxRetries := t.retry.MaxRetries
@@ -107,31 +121,63 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}))
 		start := time.Now()
 		resp, err := t.baseRT().RoundTrip(out)
+		if err == nil && resp == nil {
+			err = ErrNilResponse
+		}
 		t.logAttempt(req, attempt, resp, err, time.Since(start))
 		if err == nil {
 			resp.Request = t.responseRequest(req)
-			resp.Body = t.capBody(req, resp)
+			d := decide(req, resp, nil, true)
+			if delay, ok := t.next(ctx, d, attempt, maxRetries); ok {
+				discard(resp)
+				if err := t.wait(req, attempt, d.reason, delay); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			var body []byte
+			if body, err = t.readBody(req, resp); err == nil {
+				return t.finish(req, resp, body)
+			}
 		}
-		if attempt > maxRetries {
-			return finish(resp, err, attempt)
-		}
-		d := decide(req, resp, err, connected.Load())
-		if !d.retry {
-			return finish(resp, err, attempt)
-		}
-		delay, ok := t.delay(d, attempt)
+		d := decide(req, nil, err, connected.Load())
+		delay, ok := t.next(ctx, d, attempt, maxRetries)
 		if !ok {
-			return finish(resp, err, attempt)
+			if attempt > 1 {
+				err = fmt.Errorf("tensorpool: giving up after %d attempts: %w", attempt, err)
+			}
+			return nil, err
 		}
-		if deadline, has := ctx.Deadline(); has && !time.Now().Add(delay).Before(deadline) {
-			return finish(resp, err, attempt)
-		}
-		discard(resp)
-		t.logRetry(req, attempt, d.reason, delay)
-		if err := sleep(ctx, delay); err != nil {
-			return nil, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", err, delay, d.reason)
+		if err := t.wait(req, attempt, d.reason, delay); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// next says whether to retry after attempt, and after what delay: the
+// decision allows it, attempts remain, and the wait ends before ctx's
+// deadline.
+func (t *transport) next(ctx context.Context, d retryDecision, attempt, maxRetries int) (time.Duration, bool) {
+	if !d.retry || attempt > maxRetries {
+		return 0, false
+	}
+	delay, ok := t.delay(d, attempt)
+	if !ok {
+		return 0, false
+	}
+	if deadline, has := ctx.Deadline(); has && !time.Now().Add(delay).Before(deadline) {
+		return 0, false
+	}
+	return delay, true
+}
+
+// wait logs a retry and sleeps before it.
+func (t *transport) wait(req *http.Request, attempt int, reason string, delay time.Duration) error {
+	t.logRetry(req, attempt, reason, delay)
+	if err := sleep(req.Context(), delay); err != nil {
+		return fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", err, delay, reason)
+	}
+	return nil
 }
 
 // prepare makes the request one attempt sends: a clone (RoundTrip must not
@@ -184,17 +230,28 @@ func (t *transport) delay(d retryDecision, retry int) (time.Duration, bool) {
 	return t.retry.backoff(retry), true
 }
 
-// finish returns the outcome of the last attempt, saying how many there
-// were if more than one failed.
-func finish(resp *http.Response, err error, attempts int) (*http.Response, error) {
-	if err != nil {
-		if attempts > 1 {
-			err = fmt.Errorf("tensorpool: giving up after %d attempts: %w", attempts, err)
-		}
-		return nil, err
+// finish hands on a response whose body has been read: as is, or as a
+// *DecodeError for a 2xx whose Content-Type says JSON but whose body is not
+// JSON (the generated parser would fail with a bare *json.SyntaxError and no
+// status).
+func (t *transport) finish(req *http.Request, resp *http.Response, body []byte) (*http.Response, error) {
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 && resp.StatusCode != http.StatusNoContent &&
+		resp.StatusCode != http.StatusResetContent && req.Method != http.MethodHead &&
+		isJSON(ct) && !json.Valid(body) {
+		return nil, newDecodeError(t.key, resp.StatusCode, req.Method, req.URL.Path, ct, body,
+			json.Unmarshal(body, new(json.RawMessage)))
 	}
-	fixValidationBody(resp)
+	fixValidationBody(resp, body)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
 	return resp, nil
+}
+
+// isJSON reports whether a Content-Type says JSON the way the generated
+// parsers decide to decode it (they look for "json"), in any case.
+func isJSON(contentType string) bool {
+	return strings.Contains(strings.ToLower(contentType), "json")
 }
 
 // fixValidationBody keeps a 422 that is not in FastAPI's validation shape
@@ -203,29 +260,15 @@ func finish(resp *http.Response, err error, attempts int) (*http.Response, error
 // HTTPException(422, "text") sends {"detail": "text"}), return only a JSON
 // error. Such a body is relabelled text/plain, so the generated method
 // returns the response and Check reports the *APIError with its message.
-func fixValidationBody(resp *http.Response) {
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(resp.Header.Get("Content-Type"), "json") || resp.Body == nil {
+func fixValidationBody(resp *http.Response, body []byte) {
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(resp.Header.Get("Content-Type"), "json") {
 		return
 	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
 	var v gen.HTTPValidationError
-	if err == nil && json.Unmarshal(body, &v) != nil {
+	if json.Unmarshal(body, &v) != nil {
 		resp.Header = resp.Header.Clone()
 		resp.Header.Set("Content-Type", "text/plain; charset=utf-8")
 	}
-	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-}
-
-// errReader fails with err, or reports EOF if err is nil.
-type errReader struct{ err error }
-
-// Read implements io.Reader.
-func (e errReader) Read([]byte) (int, error) {
-	if e.err == nil {
-		return 0, io.EOF
-	}
-	return 0, e.err
 }
 
 // sleep waits for d, or until ctx is done.
@@ -253,52 +296,47 @@ func discard(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
-// capBody wraps resp.Body so that reading more than maxBodyBytes fails.
-func (t *transport) capBody(req *http.Request, resp *http.Response) io.ReadCloser {
+// readBody reads resp's body, at most maxBodyBytes of it, and closes it. A
+// 2xx body past the cap fails with a *ResponseTooLargeError (at once when
+// Content-Length announces it), and a 2xx body that cannot be read (a
+// connection lost mid-body) with an error naming the request. Any other
+// status keeps what could be read, marked truncated for NewAPIError: its
+// body only explains the status, which must not be lost.
+func (t *transport) readBody(req *http.Request, resp *http.Response) ([]byte, error) {
 	if resp.Body == nil || resp.Body == http.NoBody {
-		return resp.Body
+		return nil, nil
 	}
-	c := &cappedBody{rc: resp.Body, left: t.maxBodyBytes}
-	c.err = &ResponseTooLargeError{Method: req.Method, Path: t.key.scrub(req.URL.Path), Limit: t.maxBodyBytes}
-	if resp.ContentLength > t.maxBodyBytes {
-		c.left = -1 // fail at once: the server announced too much
+	defer resp.Body.Close()
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	tooLarge := &ResponseTooLargeError{StatusCode: resp.StatusCode, Method: req.Method, Path: t.key.scrub(req.URL.Path), Limit: t.maxBodyBytes}
+	if ok && resp.ContentLength > t.maxBodyBytes {
+		return nil, tooLarge // the server announced too much: do not read it
 	}
-	return c
+	body, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBodyBytes+1))
+	switch {
+	case ok && int64(len(body)) > t.maxBodyBytes:
+		return nil, tooLarge
+	case ok && err != nil:
+		return nil, &bodyReadError{status: resp.StatusCode, method: req.Method, path: t.key.scrub(req.URL.Path), err: err}
+	case err != nil || int64(len(body)) > t.maxBodyBytes:
+		body = body[:min(int64(len(body)), t.maxBodyBytes)]
+		resp.Request = resp.Request.WithContext(context.WithValue(resp.Request.Context(), truncatedCtxKey{}, true))
+	}
+	return body, nil
 }
 
-// cappedBody returns its underlying body's bytes up to a limit, then fails
-// with a *ResponseTooLargeError if there is more: never a silent truncation.
-type cappedBody struct {
-	rc   io.ReadCloser
-	left int64 // bytes still allowed; -1 fails the next Read
-	err  *ResponseTooLargeError
+// bodyReadError is a failure to read a response body: it names the request
+// and unwraps to the cause (io.ErrUnexpectedEOF when the connection dropped).
+type bodyReadError struct {
+	status       int
+	method, path string
+	err          error
 }
 
-// Read implements io.Reader.
-func (c *cappedBody) Read(p []byte) (int, error) {
-	if c.left < 0 {
-		return 0, c.err
-	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	if c.left == 0 {
-		// At the cap: fine if the body ends here, an error if it does not.
-		var b [1]byte
-		n, err := c.rc.Read(b[:])
-		if n > 0 {
-			c.left = -1
-			return 0, c.err
-		}
-		return 0, err
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.rc.Read(p)
-	c.left -= int64(n)
-	return n, err
+// Error implements error.
+func (e *bodyReadError) Error() string {
+	return fmt.Sprintf("tensorpool: %s %s: reading the %d response body: %v", e.method, e.path, e.status, e.err)
 }
 
-// Close implements io.Closer.
-func (c *cappedBody) Close() error { return c.rc.Close() }
+// Unwrap returns the cause.
+func (e *bodyReadError) Unwrap() error { return e.err }

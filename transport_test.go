@@ -2,7 +2,9 @@ package tensorpool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -302,6 +304,7 @@ func TestHugeBody(t *testing.T) {
 				_, _ = io.WriteString(w, `"}`)
 			})
 			_, err := serverClient(t, s, WithMaxResponseBytes(limit)).GetRequestInfoWithResponse(bg, "r-1")
+			noKey(t, "huge body", err)
 			var tooLarge *ResponseTooLargeError
 			if tc.ok {
 				if err != nil {
@@ -317,6 +320,28 @@ func TestHugeBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAnnouncedTooLargeFailsAtOnce: a 2xx whose Content-Length passes the
+// cap fails before any of it is read, even if the server then stalls.
+func TestAnnouncedTooLargeFailsAtOnce(t *testing.T) {
+	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", itoa(10<<20))
+		w.WriteHeader(200)
+		_, _ = io.WriteString(w, `{"status":"`)
+		_ = http.NewResponseController(w).Flush()
+		select { // stall: only the announcement tells the client
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	start := time.Now()
+	_, err := serverClient(t, s, WithMaxResponseBytes(64<<10), WithTimeout(3*time.Second)).GetRequestInfoWithResponse(bg, "r-1")
+	if !errors.Is(err, ErrResponseTooLarge) || time.Since(start) > 1500*time.Millisecond {
+		t.Errorf("err %v after %v, want ErrResponseTooLarge at once", err, time.Since(start))
+	}
+	noKey(t, "too large", err)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -404,5 +429,183 @@ func TestPerAttemptTimeout(t *testing.T) {
 				t.Errorf("status %d, err %v, %d requests; want %d", got, err, s.n(), want)
 			}
 		})
+	}
+}
+
+// dropMidBody answers status with Content-Length: 1000, sends part of the
+// body, and closes the connection.
+func dropMidBody(w http.ResponseWriter, status int) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"request_id\":\"r-1\",", status, http.StatusText(status))
+	_ = buf.Flush()
+	_ = conn.Close()
+}
+
+// TestConnectionDroppedMidBody: a GET whose connection drops while its body
+// is read is retried like any connection loss; a POST is not; either way
+// the error names the request and wraps io.ErrUnexpectedEOF. A request
+// marked by package wait is still sent once.
+func TestConnectionDroppedMidBody(t *testing.T) {
+	t.Run("GET retried, then fails", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropMidBody(w, 200) })
+		_, err := serverClient(t, s).GetRequestInfoWithResponse(bg, "r-1")
+		if s.n() != 4 || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "GET /request/info/r-1") {
+			t.Errorf("err %v after %d requests; want 4, wrapping io.ErrUnexpectedEOF and naming the request", err, s.n())
+		}
+		noKey(t, "mid-body drop", err)
+	})
+	t.Run("GET retried, then succeeds", func(t *testing.T) {
+		s := newServer(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+			if n == 1 {
+				dropMidBody(w, 200)
+				return
+			}
+			jsonReply(w, 200, infoOK)
+		})
+		resp, err := Check(serverClient(t, s).GetRequestInfoWithResponse(bg, "r-1"))
+		if err != nil || s.n() != 2 || resp.JSON200 == nil {
+			t.Errorf("err %v after %d requests", err, s.n())
+		}
+	})
+	t.Run("POST not retried", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropMidBody(w, 202) })
+		_, err := serverClient(t, s).StorageAttachWithResponse(bg, attachBody)
+		if s.n() != 1 || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "POST /storage/attach") {
+			t.Errorf("err %v after %d requests; want 1", err, s.n())
+		}
+		noKey(t, "mid-body drop", err)
+	})
+	t.Run("POST 502 keeps its status", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropMidBody(w, 502) })
+		_, err := Check(serverClient(t, s).StorageAttachWithResponse(bg, attachBody))
+		var apiErr *APIError
+		if s.n() != 1 || !errors.As(err, &apiErr) || apiErr.StatusCode != 502 || !apiErr.Truncated || string(apiErr.Body) != `{"request_id":"r-1",` {
+			t.Errorf("err %v after %d requests; want the 502, truncated", err, s.n())
+		}
+	})
+	t.Run("GET marked by retryctx sent once", func(t *testing.T) {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropMidBody(w, 200) })
+		_, err := serverClient(t, s).GetRequestInfoWithResponse(retryctx.WithoutTransportRetries(bg), "r-1")
+		if s.n() != 1 || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("err %v after %d requests; want 1", err, s.n())
+		}
+	})
+}
+
+// TestMalformedJSONOn2xx: a 2xx whose body does not decode gives a
+// *DecodeError (ErrMalformedResponse) with what is known, never a bare
+// encoding/json error, and is not retried.
+func TestMalformedJSONOn2xx(t *testing.T) {
+	for _, tc := range []struct {
+		name, ctype, body string
+		full              bool // status, method, path known
+		cause             any  // the error type Unwrap leads to
+	}{
+		{"cut short", "application/json", `{"status":`, true, new(*json.SyntaxError)},
+		{"html", "application/json; charset=utf-8", "<html>502</html>", true, new(*json.SyntaxError)},
+		{"empty", "application/json", "", true, new(*json.SyntaxError)},
+		{"odd case", "Application/JSON", `{"status":`, true, new(*json.SyntaxError)},
+		{"+json", "application/problem+json", `{`, true, new(*json.SyntaxError)},
+		{"wrong type", "application/json", `{"request_id":5}`, false, new(*json.UnmarshalTypeError)},
+		{"wrong shape", "application/json", `[1,2]`, false, new(*json.UnmarshalTypeError)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+				return reply(r, 200, http.Header{"Content-Type": {tc.ctype}}, tc.body), nil
+			}}
+			_, err := Check(fakeClient(t, f).GetRequestInfoWithResponse(bg, "r-1"))
+			var de *DecodeError
+			if !errors.As(err, &de) || !errors.Is(err, ErrMalformedResponse) || !errors.As(err, tc.cause) {
+				t.Fatalf("err %v (%T), want a *DecodeError wrapping %T", err, err, tc.cause)
+			}
+			if tc.full && (de.StatusCode != 200 || de.Method != "GET" || de.Path != "/request/info/r-1" || de.ContentType != tc.ctype || string(de.Body) != tc.body) {
+				t.Errorf("DecodeError %+v", de)
+			}
+			if f.n() != 1 {
+				t.Errorf("%d attempts, want 1", f.n())
+			}
+			noKey(t, "DecodeError", err)
+		})
+	}
+	// The parser's errors Check wraps, spec types to come (time.Time) included.
+	for _, cause := range []error{&json.SyntaxError{}, &json.UnmarshalTypeError{}, &time.ParseError{}} {
+		if _, err := Check[*gen.GetRequestInfoResponse](nil, cause); !errors.Is(err, ErrMalformedResponse) || !errors.Is(err, cause) {
+			t.Errorf("Check(nil, %T) = %v", cause, err)
+		}
+	}
+	// A bodiless 2xx, or JSON under another Content-Type, is left alone.
+	for _, tc := range []struct {
+		status      int
+		ctype, body string
+	}{{204, "application/json", ""}, {200, "text/html", "<html>"}} {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, tc.status, http.Header{"Content-Type": {tc.ctype}}, tc.body), nil
+		}}
+		if _, err := Check(fakeClient(t, f).GetRequestInfoWithResponse(bg, "r-1")); err != nil {
+			t.Errorf("%d %s: %v", tc.status, tc.ctype, err)
+		}
+	}
+	// Over real HTTP, the body's start is kept, bounded.
+	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		jsonReply(w, 200, `{"status":"`+strings.Repeat("x", 64<<10))
+	})
+	_, err := serverClient(t, s).GetRequestInfoWithResponse(bg, "r-1")
+	var de *DecodeError
+	if !errors.As(err, &de) || len(de.Body) != maxErrorBody || de.StatusCode != 200 || s.n() != 1 {
+		t.Errorf("err %v after %d requests", err, s.n())
+	}
+}
+
+// TestHugeErrorBodyKeepsStatus: a non-2xx body past the cap is cut there
+// and reported as an *APIError marked Truncated, its status intact; a 2xx
+// past the cap is a *ResponseTooLargeError with its status.
+func TestHugeErrorBodyKeepsStatus(t *testing.T) {
+	const limit = 64 << 10
+	html := "<html>" + strings.Repeat("x", 100<<10) + "</html>"
+	for _, tc := range []struct {
+		name      string
+		status    int
+		announced bool
+		method    string
+		attempts  int
+	}{
+		{"POST 502 chunked", 502, false, "POST", 1},
+		{"POST 502 announced", 502, true, "POST", 1},
+		{"GET 503 retried", 503, false, "GET", 4},
+		{"DELETE 422", 422, true, "DELETE", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				if tc.status == 422 {
+					w.Header().Set("Content-Type", "application/json")
+				}
+				if tc.announced {
+					w.Header().Set("Content-Length", itoa(len(html)))
+				}
+				w.WriteHeader(tc.status)
+				_, _ = io.WriteString(w, html)
+			})
+			got, err := send(bg, t, serverClient(t, s, WithMaxResponseBytes(limit)), tc.method)
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || got != tc.status || StatusCode(err) != tc.status || !apiErr.Truncated || len(apiErr.Body) != maxErrorBody {
+				t.Fatalf("err %v (%T), want an *APIError %d marked truncated", err, err, tc.status)
+			}
+			if s.n() != tc.attempts {
+				t.Errorf("%d attempts, want %d", s.n(), tc.attempts)
+			}
+		})
+	}
+	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { jsonReply(w, 202, `{"x":"`+html+`"}`) })
+	_, err := serverClient(t, s, WithMaxResponseBytes(limit)).StorageAttachWithResponse(bg, attachBody)
+	var tooLarge *ResponseTooLargeError
+	if !errors.As(err, &tooLarge) || tooLarge.StatusCode != 202 || tooLarge.Method != "POST" {
+		t.Errorf("err %v, want a *ResponseTooLargeError for the 202", err)
+	}
+	if e := NewAPIError(&http.Response{StatusCode: 500, Header: http.Header{}}, nil); e.Truncated {
+		t.Error("a response of unknown origin marked truncated")
 	}
 }

@@ -9,19 +9,18 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/tensorpool/tensorpool-go/gen"
 )
 
 // ErrInvalidRequest is matched (errors.Is) by every *InvalidRequestError.
 var ErrInvalidRequest = errors.New("tensorpool: invalid request")
 
 // InvalidRequestError reports a request that breaks a rule the API spec
-// states. The client returns it before sending anything.
+// states, or that HTTP cannot carry (a header with control characters). The
+// client returns it before sending anything.
 type InvalidRequestError struct {
 	Method string // request method
 	Path   string // request path, without host or query
-	Field  string // the JSON field or path parameter, e.g. "storage_id"
+	Field  string // the JSON field or path parameter, e.g. "storage_id", or "header"
 	Reason string // what is wrong, e.g. `must start with "s-", got "abc"`
 }
 
@@ -64,15 +63,26 @@ func ValidateRequest(req *http.Request, basePath string) error {
 		if err != nil {
 			return err
 		}
-		var in gen.StorageAttachRestRequest
-		if json.Unmarshal(body, &in) != nil {
+		// Exact keys, as the server reads them (json.Unmarshal into a struct
+		// would match "STORAGE_ID" too); a repeated key: the last one wins,
+		// as in Python's json.
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(body, &obj) != nil {
 			return nil // malformed JSON: the server's 422 says more than we could
 		}
-		if !strings.HasPrefix(in.StorageId, "s-") {
-			return invalid(req, "storage_id", fmt.Sprintf("must start with \"s-\", got %q", in.StorageId))
+		var storageID string
+		var clusterIDs []string
+		if raw, ok := obj["storage_id"]; ok && json.Unmarshal(raw, &storageID) != nil {
+			return nil // not a string: left to the server's 422
 		}
-		if len(in.ClusterIds) != 1 {
-			return invalid(req, "cluster_ids", fmt.Sprintf("must have exactly one element, got %d", len(in.ClusterIds)))
+		if raw, ok := obj["cluster_ids"]; ok && json.Unmarshal(raw, &clusterIDs) != nil {
+			return nil
+		}
+		if !strings.HasPrefix(storageID, "s-") {
+			return invalid(req, "storage_id", fmt.Sprintf("must start with \"s-\", got %q", storageID))
+		}
+		if len(clusterIDs) != 1 {
+			return invalid(req, "cluster_ids", fmt.Sprintf("must have exactly one element, got %d", len(clusterIDs)))
 		}
 	case req.Method == http.MethodDelete && strings.HasPrefix(p, "/storage/") && !strings.Contains(p[len("/storage/"):], "/"):
 		id, err := url.PathUnescape(p[len("/storage/"):])
@@ -115,4 +125,46 @@ func requestBody(req *http.Request) ([]byte, error) {
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	req.ContentLength = int64(len(b))
 	return b, nil
+}
+
+// checkHeaders refuses a request net/http could not send: a header name that
+// is not a token, or a value with control characters (other than tab). The
+// value is not quoted in the error: it may be a credential.
+func checkHeaders(req *http.Request) error {
+	for name, values := range req.Header {
+		if !validHeaderName(name) {
+			return invalid(req, "header", fmt.Sprintf("invalid header name %q", name))
+		}
+		for _, v := range values {
+			if !validHeaderValue(v) {
+				return invalid(req, "header", fmt.Sprintf("the value of %s contains control characters", name))
+			}
+		}
+	}
+	return nil
+}
+
+// validHeaderValue reports whether v may be an HTTP header value: no control
+// character other than tab (as net/http requires).
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; b < ' ' && b != '\t' || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderName reports whether n is an HTTP token (RFC 9110 5.1).
+func validHeaderName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		b := n[i]
+		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0) {
+			return false
+		}
+	}
+	return true
 }

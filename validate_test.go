@@ -88,6 +88,37 @@ func TestValidationBeforeSending(t *testing.T) {
 	}
 }
 
+// TestValidationExactKeys: JSON keys are matched exactly, as the server
+// (FastAPI, Python's json) matches them; a repeated key: the last one wins.
+func TestValidationExactKeys(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+		return reply(r, 202, nil, attachOK), nil
+	}}
+	c := fakeClient(t, f)
+	for _, tc := range []struct {
+		body  string
+		field string // "" when the request must be sent
+	}{
+		{`{"storage_id":"s-1","cluster_ids":["c-1"],"STORAGE_ID":"bad"}`, ""},
+		{`{"storage_id":"bad","cluster_ids":["c-1"],"Storage_Id":"s-1"}`, "storage_id"},
+		{`{"Storage_Id":"s-1","cluster_ids":["c-1"]}`, "storage_id"}, // the server sees no storage_id
+		{`{"storage_id":"s-1","CLUSTER_IDS":["c-1"]}`, "cluster_ids"},
+		{`{"storage_id":"s-1","cluster_ids":["c-1"],"cluster_ids":["c-1","c-2"]}`, "cluster_ids"},
+		{`{"storage_id":"bad","storage_id":"s-1","cluster_ids":["c-1"]}`, ""},
+		{`{"storage_id":7,"cluster_ids":["c-1"]}`, ""}, // wrong type: the server's 422 says it
+	} {
+		n := f.n()
+		_, err := c.StorageAttachWithBodyWithResponse(bg, "application/json", strings.NewReader(tc.body))
+		var ie *InvalidRequestError
+		switch {
+		case tc.field == "" && (err != nil || f.n() != n+1):
+			t.Errorf("%s: err %v, sent %t; want it sent", tc.body, err, f.n() == n+1)
+		case tc.field != "" && (!errors.As(err, &ie) || ie.Field != tc.field || f.n() != n):
+			t.Errorf("%s: err %v; want an invalid %s, nothing sent", tc.body, err, tc.field)
+		}
+	}
+}
+
 func TestValidationMalformedJSONGoesToServer(t *testing.T) {
 	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
 		return reply(r, 422, nil, `{"detail":[{"loc":["body"],"msg":"JSON decode error","type":"json_invalid"}]}`), nil

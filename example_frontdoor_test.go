@@ -1,0 +1,438 @@
+package tensorpool_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go"
+	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+)
+
+// inProcess returns a client made by NewClient whose requests the
+// in-process engine e answers, with no network: what a test of your code
+// would use (see package tensorpooltest).
+func inProcess(e *tensorpooltest.Engine, opts ...tensorpool.Option) *gen.ClientWithResponses {
+	c, err := tensorpool.NewClient(append([]tensorpool.Option{
+		tensorpool.WithAPIKey(e.APIKey()),
+		tensorpool.WithBaseURL("https://engine.tensorpool.test"),
+		tensorpool.WithHTTPClient(e.HTTPClient()),
+	}, opts...)...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c
+}
+
+var ctx = context.Background()
+
+// The generated methods without "WithResponse" return the *http.Response;
+// NewAPIError turns one whose status is not 2xx into an *APIError.
+func ExampleNewAPIError() {
+	c := inProcess(tensorpooltest.New())
+	resp, err := c.StorageDestroy(ctx, "s-missing")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		apiErr := tensorpool.NewAPIError(resp, body)
+		fmt.Println(apiErr.StatusCode, apiErr.Method, apiErr.Path, apiErr.Message != "")
+		fmt.Println(tensorpool.IsNotFound(apiErr))
+	}
+	// Output:
+	// 404 DELETE /storage/s-missing true
+	// true
+}
+
+// ValidateRequest checks a request built by hand against the rules the spec
+// states; clients made by NewClient call it on every request.
+func ExampleValidateRequest() {
+	req, err := gen.NewStorageAttachRequest(tensorpool.DefaultBaseURL, gen.StorageAttachRestRequest{
+		StorageId:  "s-1",
+		ClusterIds: []string{"c-1", "c-2"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = tensorpool.ValidateRequest(req, "")
+	var invalid *tensorpool.InvalidRequestError
+	if errors.As(err, &invalid) {
+		fmt.Println(invalid.Field+":", invalid.Reason)
+	}
+	// Output: cluster_ids: must have exactly one element, got 2
+}
+
+// StatusCode reads the status of an *APIError anywhere in an error's chain;
+// it is 0 for an error that is not a response.
+func ExampleStatusCode() {
+	c := inProcess(tensorpooltest.New())
+	_, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
+	fmt.Println(tensorpool.StatusCode(err))
+	fmt.Println(tensorpool.StatusCode(fmt.Errorf("polling: %w", err)))
+	fmt.Println(tensorpool.StatusCode(context.Canceled))
+	// Output:
+	// 404
+	// 404
+	// 0
+}
+
+// Attaching to a cluster that cannot have storage is a bad request.
+func ExampleIsBadRequest() {
+	engine := tensorpooltest.New()
+	engine.AddCluster(tensorpooltest.Cluster{ID: "c-1", Ineligible: true})
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+		StorageId: "s-1", ClusterIds: []string{"c-1"},
+	}))
+	fmt.Println(tensorpool.IsBadRequest(err))
+	// Output: true
+}
+
+// A key the API does not accept (the fake engine of these examples answers
+// 401 to any key but its own).
+func ExampleIsUnauthorized() {
+	engine := fakeEngine()
+	defer engine.Close()
+	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-revoked"), tensorpool.WithBaseURL(engine.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-1"))
+	fmt.Println(tensorpool.IsUnauthorized(err))
+	// Output: true
+}
+
+// A gateway in front of the API refusing the request.
+func ExampleIsForbidden() {
+	engine := tensorpooltest.New()
+	engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{Status: http.StatusForbidden})
+	_, err := tensorpool.Check(inProcess(engine).GetRequestInfoWithResponse(ctx, "req-1"))
+	fmt.Println(tensorpool.IsForbidden(err))
+	// Output: true
+}
+
+// An unknown request id.
+func ExampleIsNotFound() {
+	c := inProcess(tensorpooltest.New())
+	_, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
+	var apiErr *tensorpool.APIError
+	if tensorpool.IsNotFound(err) && errors.As(err, &apiErr) {
+		fmt.Println("no such request:", apiErr.Path)
+	}
+	// Output: no such request: /request/info/req-unknown
+}
+
+// A cluster holds one volume at most.
+func ExampleIsConflict() {
+	engine := tensorpooltest.New()
+	engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1", AttachedTo: []string{"c-1"}})
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-2"})
+	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+		StorageId: "s-2", ClusterIds: []string{"c-1"},
+	}))
+	fmt.Println(tensorpool.IsConflict(err))
+	// Output: true
+}
+
+// The server's own validation, reached here because client-side
+// validation is off: a 422 with the field errors in Details.
+func ExampleIsUnprocessable() {
+	c := inProcess(tensorpooltest.New(), tensorpool.WithoutClientValidation())
+	_, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+		StorageId: "s-1", ClusterIds: []string{"c-1", "c-2"},
+	}))
+	var apiErr *tensorpool.APIError
+	if tensorpool.IsUnprocessable(err) && errors.As(err, &apiErr) {
+		fmt.Println("field errors:", len(apiErr.Details) > 0)
+	}
+	// Output: field errors: true
+}
+
+// A 429 whose Retry-After is longer than the client waits for
+// (RetryPolicy.MaxRetryAfter) is returned at once, saying when to retry.
+func ExampleIsRateLimited() {
+	engine := tensorpooltest.New()
+	engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{Status: http.StatusTooManyRequests, RetryAfter: "3600"})
+	_, err := tensorpool.Check(inProcess(engine).GetRequestInfoWithResponse(ctx, "req-1"))
+	var apiErr *tensorpool.APIError
+	if tensorpool.IsRateLimited(err) && errors.As(err, &apiErr) {
+		fmt.Println("retry after", apiErr.RetryAfter)
+	}
+	// Output: retry after 1h0m0s
+}
+
+// A POST answered 500 is not retried: it may have been processed.
+func ExampleIsServerError() {
+	engine := tensorpooltest.New()
+	engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: http.StatusInternalServerError})
+	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+		StorageId: "s-1", ClusterIds: []string{"c-1"},
+	}))
+	fmt.Println(tensorpool.IsServerError(err), engine.Calls("POST /storage/attach"))
+	// Output: true 1
+}
+
+// Temporary tells a caller whether trying the same request later may work;
+// the client has already retried what it safely could.
+func ExampleAPIError_Temporary() {
+	engine := tensorpooltest.New()
+	engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: http.StatusServiceUnavailable})
+	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+		StorageId: "s-1", ClusterIds: []string{"c-1"},
+	}))
+	var apiErr *tensorpool.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Temporary())
+	}
+	// Output: 503 true
+}
+
+// A 2xx body past the cap fails; it is never silently cut.
+func ExampleWithMaxResponseBytes() {
+	engine := tensorpooltest.New()
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	c := inProcess(engine, tensorpool.WithMaxResponseBytes(32))
+	_, err := c.StorageDestroyWithResponse(ctx, "s-1")
+	fmt.Println(errors.Is(err, tensorpool.ErrResponseTooLarge))
+	fmt.Println(err)
+	// Output:
+	// true
+	// tensorpool: DELETE /storage/s-1: 202 response body larger than 32 bytes (see WithMaxResponseBytes)
+}
+
+// The fields of a *ResponseTooLargeError.
+func ExampleResponseTooLargeError() {
+	engine := tensorpooltest.New()
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	_, err := inProcess(engine, tensorpool.WithMaxResponseBytes(32)).StorageDestroyWithResponse(ctx, "s-1")
+	var tooLarge *tensorpool.ResponseTooLargeError
+	if errors.As(err, &tooLarge) {
+		fmt.Println(tooLarge.StatusCode, tooLarge.Method, tooLarge.Path, tooLarge.Limit)
+	}
+	// Output: 202 DELETE /storage/s-1 32
+}
+
+// A success whose JSON is cut short: a *DecodeError with what was
+// received, instead of a bare encoding/json error and no response.
+func ExampleDecodeError() {
+	engine := tensorpooltest.New()
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{MalformedJSON: true})
+	_, err := tensorpool.Check(inProcess(engine).StorageDestroyWithResponse(ctx, "s-1"))
+	var decodeErr *tensorpool.DecodeError
+	if errors.As(err, &decodeErr) {
+		fmt.Println(errors.Is(err, tensorpool.ErrMalformedResponse), decodeErr.StatusCode, decodeErr.Method, decodeErr.Path)
+	}
+	// Output: true 202 DELETE /storage/s-1
+}
+
+// Bound each attempt, rather than the whole call, with the transport's own
+// timeouts: a GET that times out there is retried, a POST is not.
+func ExampleWithHTTPClient() {
+	engine := fakeEngine()
+	defer engine.Close()
+	transport := &http.Transport{ResponseHeaderTimeout: 10 * time.Second}
+	defer transport.CloseIdleConnections()
+	c, err := tensorpool.NewClient(
+		tensorpool.WithAPIKey("tp-example-key"),
+		tensorpool.WithBaseURL(engine.URL),
+		tensorpool.WithHTTPClient(&http.Client{Transport: transport}),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-1"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(resp.JSON200.Status)
+	// Output: COMPLETED
+}
+
+// The generated options still work: here gen.WithHTTPClient supplies the
+// doer that carries requests (beneath authentication, retries and the body
+// cap) and gen.WithRequestEditorFn a header.
+func ExampleWithClientOptions() {
+	engine := tensorpooltest.New()
+	c, err := tensorpool.NewClient(
+		tensorpool.WithAPIKey(engine.APIKey()),
+		tensorpool.WithClientOptions(
+			gen.WithBaseURL("https://engine.tensorpool.test"),
+			gen.WithHTTPClient(engine.HTTPClient()),
+			gen.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+				r.Header.Set("X-Correlation-Id", "job-42")
+				return nil
+			}),
+		),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
+	fmt.Println(tensorpool.IsNotFound(err))
+	// Output: true
+}
+
+// A request editor sees (and may refuse) every request before it is sent,
+// without the Authorization header, which the transport adds.
+func ExampleWithRequestEditorFn() {
+	engine := tensorpooltest.New()
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	c := inProcess(engine, tensorpool.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.Header.Set("X-Correlation-Id", "job-42")
+		fmt.Println(r.Method, r.URL.Path, "authorization:", r.Header.Get("Authorization") != "")
+		return nil
+	}))
+	resp, err := tensorpool.Check(c.StorageDestroyWithResponse(ctx, "s-1"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(resp.StatusCode())
+	// Output:
+	// DELETE /storage/s-1 authorization: false
+	// 202
+}
+
+// Plain http is refused to a host that is not loopback, unless you say the
+// network is trusted (here nothing leaves the process).
+func ExampleWithInsecureHTTP() {
+	_, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"), tensorpool.WithBaseURL("http://10.0.0.5:8000"))
+	fmt.Println(errors.Is(err, tensorpool.ErrInsecureBaseURL))
+
+	engine := tensorpooltest.New()
+	c, err := tensorpool.NewClient(
+		tensorpool.WithAPIKey(engine.APIKey()),
+		tensorpool.WithBaseURL(tensorpooltest.InProcessURL), // http://engine.tensorpool.test
+		tensorpool.WithInsecureHTTP(),
+		tensorpool.WithHTTPClient(engine.HTTPClient()),
+	)
+	fmt.Println(c != nil, err)
+	// Output:
+	// true
+	// true <nil>
+}
+
+// Name your program in front of the library's own User-Agent token.
+func ExampleWithUserAgent() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fields := strings.Fields(r.UserAgent())
+		fmt.Println(fields[0], strings.HasPrefix(fields[1], "tensorpool-go/"))
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"), tensorpool.WithBaseURL(srv.URL),
+		tensorpool.WithUserAgent("my-app/1.2"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, _ = c.GetRequestInfoWithResponse(ctx, "req-1")
+
+	_, err = tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"), tensorpool.WithUserAgent("my-app\r\nX-Evil: 1"))
+	fmt.Println(errors.Is(err, tensorpool.ErrInvalidUserAgent))
+	// Output:
+	// my-app/1.2 true
+	// true
+}
+
+// Without client-side validation, a request that breaks a rule of the spec
+// reaches the server, whose 422 says what is wrong.
+func ExampleWithoutClientValidation() {
+	engine := tensorpooltest.New()
+	bad := gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1", "c-2"}}
+
+	_, err := inProcess(engine).StorageAttachWithResponse(ctx, bad)
+	fmt.Println(errors.Is(err, tensorpool.ErrInvalidRequest), engine.Calls("POST /storage/attach"))
+
+	_, err = tensorpool.Check(inProcess(engine, tensorpool.WithoutClientValidation()).StorageAttachWithResponse(ctx, bad))
+	fmt.Println(tensorpool.StatusCode(err), engine.Calls("POST /storage/attach"))
+	// Output:
+	// true 0
+	// 422 1
+}
+
+// WithTimeout bounds a call as a whole, retries and body included.
+func ExampleWithTimeout() {
+	stalled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers
+	}))
+	defer stalled.Close()
+	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"), tensorpool.WithBaseURL(stalled.URL),
+		tensorpool.WithTimeout(50*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = c.GetRequestInfoWithResponse(ctx, "req-1")
+	fmt.Println(errors.Is(err, context.DeadlineExceeded))
+	// Output: true
+}
+
+// WithMaxRetries changes only the number of retries; 0 disables them.
+func ExampleWithMaxRetries() {
+	engine := tensorpooltest.New()
+	engine.InjectFault("GET /request/info/{request_id}", 5, tensorpooltest.Fault{Status: http.StatusServiceUnavailable, RetryAfter: "0"})
+	_, err := tensorpool.Check(inProcess(engine, tensorpool.WithMaxRetries(1)).GetRequestInfoWithResponse(ctx, "req-1"))
+	fmt.Println(tensorpool.StatusCode(err), "after", engine.Calls("GET /request/info/{request_id}"), "attempts")
+	// Output: 503 after 2 attempts
+}
+
+// WithAPIKey takes precedence over $TENSORPOOL_KEY; surrounding white space
+// is trimmed, and a key that cannot travel in a header is refused.
+func ExampleWithAPIKey() {
+	engine := tensorpooltest.New()
+	c := inProcess(engine, tensorpool.WithAPIKey(" "+engine.APIKey()+"\n"))
+	_, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
+	fmt.Println(tensorpool.StatusCode(err)) // authenticated: the request id is what is wrong
+
+	_, err = tensorpool.NewClient(tensorpool.WithAPIKey("tp key"))
+	fmt.Println(errors.Is(err, tensorpool.ErrInvalidAPIKey))
+	// Output:
+	// 404
+	// true
+}
+
+// WithBaseURL takes precedence over $TENSORPOOL_ENGINE. Plain http is
+// accepted only to a loopback host.
+func ExampleWithBaseURL() {
+	for _, u := range []string{"https://engine.tensorpool.dev", "http://localhost:8000", "http://engine.tensorpool.dev", "https://tp-key@engine.tensorpool.dev"} {
+		_, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"), tensorpool.WithBaseURL(u))
+		fmt.Println(err)
+	}
+	// Output:
+	// <nil>
+	// <nil>
+	// tensorpool: refusing plain http to a non-loopback host (the API key would travel in clear text); use https or WithInsecureHTTP: "http://engine.tensorpool.dev"
+	// tensorpool: invalid base URL "https://engine.tensorpool.dev": it must not carry credentials (the API key goes in TENSORPOOL_KEY or WithAPIKey)
+}
+
+// The default policy, which WithRetryPolicy replaces.
+func ExampleDefaultRetryPolicy() {
+	p := tensorpool.DefaultRetryPolicy()
+	fmt.Println(p.MaxRetries, p.MinBackoff, p.MaxBackoff, p.MaxRetryAfter)
+	// Output: 3 500ms 8s 30s
+}
+
+// The vendored OpenAPI document the client was generated from.
+func ExampleOpenAPIDocument() {
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+		Info    struct {
+			Title string `json:"title"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal(tensorpool.OpenAPIDocument(), &doc); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(doc.Info.Title, doc.OpenAPI)
+	// Output: TensorPool API 3.1.0
+}

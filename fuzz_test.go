@@ -1,0 +1,105 @@
+package tensorpool
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+)
+
+// FuzzTransportCheck drives a whole call (NewClient's transport, the
+// generated parser, Check) against an arbitrary answer: status, headers
+// (Content-Type, Content-Length, Retry-After) and body. The body may echo
+// the key: "{key}" is replaced by it, "{ukey}" by it \u-escaped. Whatever
+// the answer: no panic; a non-2xx status gives an *APIError with that
+// status; a 2xx gives success, a *DecodeError or a *ResponseTooLargeError;
+// and the key appears in no error, no rendering of one and no log line.
+func FuzzTransportCheck(f *testing.F) {
+	f.Add(uint8(0), 200, "application/json", "", "", []byte(infoOK))
+	f.Add(uint8(0), 200, "application/json", "", "", []byte(`{"status":`))
+	f.Add(uint8(0), 200, "application/json", "", "", []byte(`{"request_id":5}`))
+	f.Add(uint8(1), 202, "application/json", "", "", []byte(attachOK))
+	f.Add(uint8(1), 502, "text/html", "", "100000", []byte("<html>bad gateway</html>"))
+	f.Add(uint8(2), 422, "application/json", "", "", []byte(`{"detail":[{"loc":["header","{ukey}"],"msg":"bad {key}","type":"t"}]}`))
+	f.Add(uint8(2), 422, "application/json", "", "", []byte(`{"detail":"not eligible"}`))
+	f.Add(uint8(3), 429, "application/json", "0", "", []byte(`{"detail":"slow down {key}"}`))
+	f.Add(uint8(4), 503, "", "Wed, 21 Oct 2015 07:28:00 GMT", "-1", []byte{})
+	f.Add(uint8(0), 999, "application/json\r\nX: y", "\x00", "abc", []byte("\xff\xfe"))
+	f.Fuzz(func(t *testing.T, op uint8, status int, ctype, retryAfter, contentLength string, body []byte) {
+		key := testKey
+		if op&4 != 0 {
+			key = hostileKey
+		}
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			h := http.Header{}
+			for k, v := range map[string]string{"Content-Type": ctype, "Retry-After": retryAfter, "Content-Length": contentLength} {
+				if v != "" {
+					h.Set(k, v)
+				}
+			}
+			b := bytes.ReplaceAll(body, []byte("{key}"), []byte(key))
+			b = bytes.ReplaceAll(b, []byte("{ukey}"), []byte(uEscape(key)))
+			resp := reply(r, status, h, "")
+			resp.Body = io.NopCloser(bytes.NewReader(b))
+			resp.ContentLength = -1
+			if n, err := strconv.ParseInt(contentLength, 10, 64); err == nil {
+				resp.ContentLength = n
+			}
+			return resp, nil
+		}}
+		c := fakeClient(t, f, WithAPIKey(key), WithMaxResponseBytes(4096),
+			WithRetryPolicy(RetryPolicy{MaxRetries: 1})) // Retry-After 0 and backoff retried at once, any other not waited for
+		var code int
+		var err error
+		switch op % 4 {
+		case 0:
+			code, err = callCheck(c.GetRequestInfoWithResponse(bg, "r-1"))
+		case 1:
+			code, err = callCheck(c.StorageAttachWithResponse(bg, attachBody))
+		case 2:
+			code, err = callCheck(c.StorageDestroyWithResponse(bg, "s-1"))
+		default:
+			code, err = callCheck(c.GetRequestInfoWithResponse(bg, key)) // the key where an id belongs
+		}
+		var apiErr *APIError
+		var decodeErr *DecodeError
+		switch {
+		case status < 200 || status > 299:
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != status {
+				t.Fatalf("status %d: err %v (%T), want an *APIError with that status", status, err, err)
+			}
+		case err != nil && !errors.As(err, &decodeErr) && !errors.Is(err, ErrResponseTooLarge):
+			t.Fatalf("status %d: err %v (%T), want nil, *DecodeError or *ResponseTooLargeError", status, err, err)
+		case err == nil && code != status:
+			t.Fatalf("status %d: response status %d", status, code)
+		}
+		if err == nil {
+			return
+		}
+		outs := []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), fmt.Sprintf("%x", err)}
+		if apiErr != nil {
+			outs = append(outs, string(apiErr.Body), fmt.Sprintf("%+v", apiErr.Details))
+		}
+		if decodeErr != nil {
+			outs = append(outs, string(decodeErr.Body), decodeErr.ContentType)
+		}
+		for _, out := range outs {
+			if f := leakedOf(out, key); f != "" {
+				t.Fatalf("key leaked as %q: %s", f, out)
+			}
+		}
+	})
+}
+
+// callCheck passes a generated call through Check and returns the status
+// of its response, if any.
+func callCheck[R Response](r R, err error) (int, error) {
+	r, err = Check(r, err)
+	if err != nil {
+		return 0, err
+	}
+	return r.StatusCode(), nil
+}
