@@ -357,8 +357,8 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 // tensorpool client, an unsupported URL scheme, or an error from building the
 // request (a bad server URL or a request editor's error, neither wrapped in
 // a *url.Error by net/http). Everything else that failed sending (network
-// errors, timeouts, resets, io.ErrUnexpectedEOF, a body past the cap) is
-// transient.
+// errors, timeouts, resets, io.ErrUnexpectedEOF, a body past the cap, a
+// 200 whose body is not JSON) is transient.
 func permanent(err error) bool {
 	var (
 		ue        *url.Error
@@ -381,7 +381,7 @@ func permanent(err error) bool {
 	}
 	// A custom doer may return network errors bare.
 	return !errors.As(err, &ne) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) &&
-		!errors.Is(err, tensorpool.ErrResponseTooLarge)
+		!errors.Is(err, tensorpool.ErrResponseTooLarge) && !errors.Is(err, tensorpool.ErrMalformedResponse)
 }
 
 // report sends s, and err if it ended the wait, to the progress callback.
