@@ -1,5 +1,6 @@
 // Package doccheck fails when an exported identifier of the module's
-// hand-written packages has no doc comment. gen/ is left out: oapi-codegen
+// hand-written packages has no doc comment, or when an exported function,
+// method or error type of its importable packages has no runnable Example. gen/ is left out: oapi-codegen
 // v2.8.2 emits a few undocumented identifiers (the ...Response wrappers and
 // union MarshalJSON methods) and generated code is never edited by hand.
 package doccheck
