@@ -87,7 +87,7 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 		}
 	}
 	if !cfg.keySet {
-		cfg.key = secret{strings.TrimSpace(os.Getenv(EnvAPIKey))}
+		cfg.key = newSecret(strings.TrimSpace(os.Getenv(EnvAPIKey)))
 	}
 	if cfg.key.reveal() == "" {
 		return nil, ErrNoAPIKey

@@ -216,7 +216,7 @@ func FuzzNewAPIError(f *testing.F) {
 		req = req.WithContext(t.Context())
 		resp := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {ctype}}, Request: req}
 		// as a response from NewClient's transport: the key in context
-		resp.Request = (&transport{key: secret{testKey}}).responseRequest(req)
+		resp.Request = (&transport{key: newSecret(testKey)}).responseRequest(req)
 		e := NewAPIError(resp, body)
 		if len(e.Body) > maxErrorBody || len(e.Message) > maxMessage {
 			t.Fatalf("sizes: body %d, message %d", len(e.Body), len(e.Message))
@@ -225,7 +225,7 @@ func FuzzNewAPIError(f *testing.F) {
 			t.Fatalf("message not printable: %q", e.Message)
 		}
 		for _, key := range []string{testKey, hostileKey} {
-			resp.Request = (&transport{key: secret{key}}).responseRequest(req)
+			resp.Request = (&transport{key: newSecret(key)}).responseRequest(req)
 			e := NewAPIError(resp, bytes.ReplaceAll(body, []byte("{key}"), []byte(key)))
 			outs := []string{e.Error(), fmt.Sprintf("%v", e), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", e), fmt.Sprintf("%x", e), string(e.Body)}
 			for _, d := range e.Details {

@@ -86,7 +86,7 @@ func TestRedirectUserinfoNeverPrinted(t *testing.T) {
 
 // scrubError keeps errors.Is working through what it scrubs.
 func TestScrubErrorKeepsIs(t *testing.T) {
-	k := secret{testKey}
+	k := newSecret(testKey)
 	err := k.scrubError(errors.Join(context.Canceled, errors.New("echo "+testKey)))
 	if strings.Contains(err.Error(), testKey) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("%v: want the key gone and errors.Is(context.Canceled)", err)

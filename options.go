@@ -65,7 +65,7 @@ func (c config) LogValue() slog.Value {
 // white space is trimmed; an empty key makes NewClient fail with ErrNoAPIKey.
 func WithAPIKey(key string) Option {
 	return func(c *config) error {
-		c.key, c.keySet = secret{strings.TrimSpace(key)}, true
+		c.key, c.keySet = newSecret(strings.TrimSpace(key)), true
 		return nil
 	}
 }

@@ -21,7 +21,14 @@ const redacted = "[REDACTED]"
 // secret holds the API key. Every way fmt and log/slog can print it
 // (%v, %+v, %#v, %s, %q, %x, slog attributes) prints "[REDACTED]" instead;
 // only reveal returns the key, and only the transport calls it.
-type secret struct{ s string }
+type secret struct {
+	s     string
+	forms []string // the ways s can appear in what we print, longest first
+}
+
+// newSecret holds key, with its printed forms worked out once: scrubbing
+// runs on every request.
+func newSecret(key string) secret { return secret{s: key, forms: printedForms(key)} }
 
 func (k secret) reveal() string { return k.s }
 
@@ -48,27 +55,27 @@ func (k secret) Format(f fmt.State, verb rune) {
 // LogValue implements slog.LogValuer.
 func (k secret) LogValue() slog.Value { return slog.StringValue(k.String()) }
 
-// forms lists the ways the key can appear in what we print, longest first:
-// as is, percent-encoded (url.PathEscape, url.QueryEscape, a URL's escaped
-// path), and escaped in a JSON or Go string literal.
-func (k secret) forms() []string {
-	if k.s == "" {
+// printedForms lists the ways key can appear in what we print, longest
+// first: as is, percent-encoded (url.PathEscape, url.QueryEscape, a URL's
+// escaped path), and escaped in a JSON or Go string literal.
+func printedForms(key string) []string {
+	if key == "" {
 		return nil
 	}
 	var html bytes.Buffer
-	_ = json.NewEncoder(&html).Encode(k.s) // "\u003c" for '<'
+	_ = json.NewEncoder(&html).Encode(key) // "\u003c" for '<'
 	var plain bytes.Buffer
 	enc := json.NewEncoder(&plain)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(k.s)
+	_ = enc.Encode(key)
 	out := []string{
-		k.s,
-		url.PathEscape(k.s),
-		url.QueryEscape(k.s),
-		(&url.URL{Path: k.s}).EscapedPath(),
+		key,
+		url.PathEscape(key),
+		url.QueryEscape(key),
+		(&url.URL{Path: key}).EscapedPath(),
 		unquote(strings.TrimSpace(html.String())),
 		unquote(strings.TrimSpace(plain.String())),
-		unquote(strconv.Quote(k.s)),
+		unquote(strconv.Quote(key)),
 	}
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return slices.Compact(out)
@@ -84,7 +91,7 @@ func unquote(q string) string {
 
 // in reports whether s holds the key in any of its forms.
 func (k secret) in(s string) bool {
-	for _, f := range k.forms() {
+	for _, f := range k.forms {
 		if strings.Contains(s, f) {
 			return true
 		}
@@ -97,7 +104,7 @@ func (k secret) in(s string) bool {
 // passed where an id belongs (and escaped in a URL), must not put the key in
 // an error string or a log line.
 func (k secret) scrub(s string) string {
-	for _, f := range k.forms() {
+	for _, f := range k.forms {
 		s = strings.ReplaceAll(s, f, redacted)
 	}
 	return s
@@ -106,7 +113,7 @@ func (k secret) scrub(s string) string {
 // scrubBytes is scrub for byte slices; it returns b itself when the key does
 // not occur in it.
 func (k secret) scrubBytes(b []byte) []byte {
-	for _, f := range k.forms() {
+	for _, f := range k.forms {
 		if bytes.Contains(b, []byte(f)) {
 			b = bytes.ReplaceAll(b, []byte(f), []byte(redacted))
 		}

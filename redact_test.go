@@ -12,7 +12,7 @@ import (
 )
 
 func TestSecretNeverPrints(t *testing.T) {
-	k := secret{testKey}
+	k := newSecret(testKey)
 	noKey(t, "secret", k)
 	noKey(t, "*secret", &k)
 	noKey(t, "[]secret", []secret{k})

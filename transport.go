@@ -308,14 +308,16 @@ func (t *transport) readBody(req *http.Request, resp *http.Response) ([]byte, er
 	}
 	defer resp.Body.Close()
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	tooLarge := &ResponseTooLargeError{StatusCode: resp.StatusCode, Method: req.Method, Path: t.key.scrub(req.URL.Path), Limit: t.maxBodyBytes}
+	tooLarge := func() error {
+		return &ResponseTooLargeError{StatusCode: resp.StatusCode, Method: req.Method, Path: t.key.scrub(req.URL.Path), Limit: t.maxBodyBytes}
+	}
 	if ok && resp.ContentLength > t.maxBodyBytes {
-		return nil, tooLarge // the server announced too much: do not read it
+		return nil, tooLarge() // the server announced too much: do not read it
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBodyBytes+1))
 	switch {
 	case ok && int64(len(body)) > t.maxBodyBytes:
-		return nil, tooLarge
+		return nil, tooLarge()
 	case ok && err != nil:
 		return nil, &bodyReadError{status: resp.StatusCode, method: req.Method, path: t.key.scrub(req.URL.Path), err: err}
 	case err != nil || int64(len(body)) > t.maxBodyBytes:

@@ -197,7 +197,8 @@ func writeOverhead(w io.Writer, rs []*result, listing []byte) {
 	p("header (faster here than `json.NewDecoder` and draining the body, so the stricter baseline); ")
 	p("*generated*: `(*gen.Client).GetRequestInfo` + `gen.ParseGetRequestInfoResponse`; *withresponse*: ")
 	p("`GetRequestInfoWithResponse` (the same two calls); *tensorpool.NewClient*: the front door (auth transport, ")
-	p("retry policy, body cap, client-side validation) over the same transport. Medians of the runs.\n\n")
+	p("retry policy and whole-call timeout, client-side validation, the body read in full under its cap and, when it ")
+	p("claims JSON, checked to be JSON before the generated parser sees it) over the same transport. Medians of the runs.\n\n")
 	p("| transport | client | ns/op | B/op | allocs/op | × hand-written: time | bytes | allocs |\n")
 	p("|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range ov {
