@@ -464,3 +464,40 @@ func TestBackoffBounds(t *testing.T) {
 		}
 	}
 }
+
+// errAfterReader yields its prefix, then fails with err: a body lost after
+// the response arrived.
+type errAfterReader struct {
+	prefix string
+	err    error
+}
+
+func (r *errAfterReader) Read(p []byte) (int, error) {
+	if r.prefix == "" {
+		return 0, r.err
+	}
+	n := copy(p, r.prefix)
+	r.prefix = r.prefix[n:]
+	return n, nil
+}
+
+func (r *errAfterReader) Close() error { return nil }
+
+// TestMutatingRequestNotReplayedAfterItsResponse: a response, even one whose
+// body is then lost, proves the request reached the server, so a POST is not
+// sent again whatever the read error looks like (here a dial error, from a
+// transport that reports no connection through httptrace).
+func TestMutatingRequestNotReplayedAfterItsResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			resp := reply(r, 202, http.Header{"Content-Type": {"application/json"}}, "")
+			resp.Body = &errAfterReader{prefix: `{"storage_id":"s-1",`, err: dialErr()}
+			return resp, nil
+		}}
+		c := fakeClient(t, f)
+		_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1"}})
+		if err == nil || f.n() != 1 {
+			t.Fatalf("POST sent %d times (err %v); want once, with an error", f.n(), err)
+		}
+	})
+}

@@ -125,7 +125,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			err = ErrNilResponse
 		}
 		t.logAttempt(req, attempt, resp, err, time.Since(start))
+		sent := connected.Load()
 		if err == nil {
+			sent = true // a response is proof the request reached the server
 			resp.Request = t.responseRequest(req)
 			d := decide(req, resp, nil, true)
 			if delay, ok := t.next(ctx, d, attempt, maxRetries); ok {
@@ -140,7 +142,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return t.finish(req, resp, body)
 			}
 		}
-		d := decide(req, nil, err, connected.Load())
+		d := decide(req, nil, err, sent)
 		delay, ok := t.next(ctx, d, attempt, maxRetries)
 		if !ok {
 			if attempt > 1 {
