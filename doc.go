@@ -33,8 +33,9 @@
 //
 // The key never appears in an error, a log line, or a %v, %+v or %#v of a
 // value of this package, as is or escaped (percent-encoded in a URL, JSON-
-// or Go-escaped); if a server echoes it in an error body, APIError (Message,
-// Details, Body) shows "[REDACTED]" in its place. A base URL carrying userinfo is refused
+// or Go-escaped, any mix of JSON \u escapes); if a server echoes it in an
+// error body, valid JSON or not, APIError (Message, Details, Body) and
+// DecodeError (Body) show "[REDACTED]" in its place. A base URL carrying userinfo is refused
 // (ErrInvalidBaseURL), and no URL printed in an error or a log line shows
 // userinfo, user name included.
 //

@@ -54,7 +54,11 @@ type APIError struct {
 //
 // When resp came through a client made by NewClient, the API key is removed
 // from Message, Details and Body, should the server have echoed it, escaped
-// or not (a JSON body holding the key in an escaped form is then re-encoded).
+// or not: percent-encoded, Go-quoted, or with any mix of JSON escapes
+// (\u0074 for 't'), in a valid JSON body or not (cut at the size cap,
+// broken, HTML). Each run of the body that spells the key is replaced by
+// "[REDACTED]", which keeps valid JSON valid; should that not suffice, the
+// whole body is withheld (Body is then "[REDACTED]").
 func NewAPIError(resp *http.Response, body []byte) *APIError {
 	e := &APIError{}
 	if resp == nil {
@@ -73,7 +77,7 @@ func NewAPIError(resp *http.Response, body []byte) *APIError {
 	if d, ok := retryafter.Parse(resp.Header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	body = key.scrubJSON(body)
+	body = key.scrubBytes(body)
 	e.Body = bytes.Clone(body[:min(len(body), maxErrorBody)])
 	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), body)
 	e.Message = key.scrub(e.Message)

@@ -1,7 +1,6 @@
 package tensorpool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -206,6 +205,9 @@ func FuzzNewAPIError(f *testing.F) {
 		`{"detail":"\u0074p-live-0123456789abcdefSECRET"}`,
 		"\xff\xfe",
 		"",
+		`{"detail":"{ukey}", broken`,
+		`{"detail":"{mkey}`,
+		`<html>{ukey} \ud83d\ude00 \ud800 \x</html>`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), "application/json", 400)
@@ -226,7 +228,8 @@ func FuzzNewAPIError(f *testing.F) {
 		}
 		for _, key := range []string{testKey, hostileKey} {
 			resp.Request = (&transport{key: newSecret(key)}).responseRequest(req)
-			e := NewAPIError(resp, bytes.ReplaceAll(body, []byte("{key}"), []byte(key)))
+			planted := strings.NewReplacer("{key}", key, "{ukey}", uEscape(key), "{mkey}", mixedEscape(key)).Replace(string(body))
+			e := NewAPIError(resp, []byte(planted))
 			outs := []string{e.Error(), fmt.Sprintf("%v", e), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", e), fmt.Sprintf("%x", e), string(e.Body)}
 			for _, d := range e.Details {
 				outs = append(outs, d.Msg, d.Type, fmt.Sprintf("%+v", d))

@@ -7,13 +7,15 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 )
 
 // FuzzTransportCheck drives a whole call (NewClient's transport, the
 // generated parser, Check) against an arbitrary answer: status, headers
 // (Content-Type, Content-Length, Retry-After) and body. The body may echo
-// the key: "{key}" is replaced by it, "{ukey}" by it \u-escaped. Whatever
+// the key: "{key}" is replaced by it, "{ukey}" by it \u-escaped, "{mkey}" by
+// it with every other character \u-escaped. Whatever
 // the answer: no panic; a non-2xx status gives an *APIError with that
 // status; a 2xx gives success, a *DecodeError or a *ResponseTooLargeError;
 // and the key appears in no error, no rendering of one and no log line.
@@ -27,6 +29,9 @@ func FuzzTransportCheck(f *testing.F) {
 	f.Add(uint8(2), 422, "application/json", "", "", []byte(`{"detail":"not eligible"}`))
 	f.Add(uint8(3), 429, "application/json", "0", "", []byte(`{"detail":"slow down {key}"}`))
 	f.Add(uint8(4), 503, "", "Wed, 21 Oct 2015 07:28:00 GMT", "-1", []byte{})
+	f.Add(uint8(1), 502, "text/html", "", "", []byte(`<p>{ukey}</p>`+strings.Repeat("x", 5000)))
+	f.Add(uint8(6), 400, "application/json", "", "", []byte(`{"detail":"{mkey}", oops`))
+	f.Add(uint8(0), 200, "application/json", "", "", []byte(`{"x":"{ukey}`))
 	f.Add(uint8(0), 999, "application/json\r\nX: y", "\x00", "abc", []byte("\xff\xfe"))
 	f.Fuzz(func(t *testing.T, op uint8, status int, ctype, retryAfter, contentLength string, body []byte) {
 		key := testKey
@@ -42,6 +47,7 @@ func FuzzTransportCheck(f *testing.F) {
 			}
 			b := bytes.ReplaceAll(body, []byte("{key}"), []byte(key))
 			b = bytes.ReplaceAll(b, []byte("{ukey}"), []byte(uEscape(key)))
+			b = bytes.ReplaceAll(b, []byte("{mkey}"), []byte(mixedEscape(key)))
 			resp := reply(r, status, h, "")
 			resp.Body = io.NopCloser(bytes.NewReader(b))
 			resp.ContentLength = -1

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/tensorpool/tensorpool-go/gen"
 )
@@ -28,7 +30,8 @@ const hostileKey = `tp-"<>/%?#&+\;,=@SECRET2`
 
 // keyForms lists how key can appear once escaped, computed here
 // independently of redact.go: as is, percent-encoded, JSON- and
-// Go-escaped, and in hex.
+// Go-escaped, every character \u-escaped, every other character
+// \u-escaped, and in hex.
 func keyForms(key string) []string {
 	j, _ := json.Marshal(key)
 	html := string(j[1 : len(j)-1])
@@ -36,20 +39,88 @@ func keyForms(key string) []string {
 	return []string{
 		key, url.PathEscape(key), url.QueryEscape(key), (&url.URL{Path: key}).EscapedPath(),
 		html, strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(html), q[1 : len(q)-1],
+		uEscape(key), mixedEscape(key),
 		fmt.Sprintf("%x", key),
 	}
+}
+
+// mixedEscape writes every other character of s as a JSON \u escape (a
+// '"' or '\\' that is left is backslash-escaped).
+func mixedEscape(s string) string {
+	var b strings.Builder
+	for i, r := range []rune(s) {
+		switch {
+		case i%2 == 0:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unescapeLenient decodes, left to right, every JSON escape in s (\uXXXX,
+// surrogate pairs included, and \" \\ \/ \b \f \n \r \t) wherever it
+// is, in a string literal or not; anything else is kept as is. It is
+// written independently of redact.go, for leak checks.
+func unescapeLenient(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		if c, ok := map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[s[i+1]]; ok {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, ok := hexRune(s[i+1:])
+		if !ok {
+			b.WriteByte(s[i])
+			continue
+		}
+		i += 5
+		if utf16.IsSurrogate(r) {
+			if r2, ok := hexRune(s[min(i+2, len(s)):]); ok && s[i+1] == '\\' {
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					r = d
+					i += 6
+				}
+			}
+		}
+		b.WriteRune(r) // a lone surrogate is written as U+FFFD
+	}
+	return b.String()
+}
+
+// hexRune parses "uXXXX" at the start of s.
+func hexRune(s string) (rune, bool) {
+	if len(s) < 5 || s[0] != 'u' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s[1:5], 16, 32)
+	return rune(n), err == nil
 }
 
 // leaked returns the form of testKey or hostileKey that s holds, or "".
 func leaked(s string) string { return leakedOf(s, testKey, hostileKey) }
 
-// leakedOf returns the form of one of keys that s holds, or "".
+// leakedOf returns the form of one of keys that s holds, or "": s itself
+// is searched for every form, and s with its JSON escapes decoded for the
+// key as is (any mix of escapes).
 func leakedOf(s string, keys ...string) string {
 	for _, k := range keys {
 		for _, f := range keyForms(k) {
 			if strings.Contains(s, f) {
 				return f
 			}
+		}
+		if strings.Contains(unescapeLenient(s), k) {
+			return "escaped: " + k
 		}
 	}
 	return ""

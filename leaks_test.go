@@ -223,7 +223,7 @@ func TestNoKeyInAnyError(t *testing.T) {
 	answer := func(code int, h http.Header, body string) func(string) *fakeRT {
 		return func(key string) *fakeRT {
 			return &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
-				b := strings.NewReplacer("{key}", key, "{ukey}", uEscape(key), "{auth}", r.Header.Get("Authorization")).Replace(body)
+				b := strings.NewReplacer("{key}", key, "{ukey}", uEscape(key), "{mkey}", mixedEscape(key), "{auth}", r.Header.Get("Authorization")).Replace(body)
 				hh := http.Header{}
 				for k, v := range h {
 					hh.Set(k, strings.ReplaceAll(v[0], "{key}", key))
@@ -252,6 +252,15 @@ func TestNoKeyInAnyError(t *testing.T) {
 		{name: "502 text echo", rt: answer(502, http.Header{"Content-Type": {"text/plain"}}, "{auth}"), call: attach},
 		{name: "502 truncated echo", rt: answer(502, http.Header{"Content-Type": {"text/html"}}, "{auth}"+strings.Repeat("x", 8192)),
 			opts: func(string) []Option { return []Option{WithMaxResponseBytes(4096)} }, call: attach},
+		// Bodies that are not valid JSON, echoing the key \u-escaped: cut at
+		// the cap (Truncated), broken, a 2xx that does not parse (DecodeError).
+		{name: "502 truncated, key escaped", rt: answer(502, http.Header{"Content-Type": {"text/html"}}, `<p>{ukey} {mkey}</p>`+strings.Repeat("x", 8192)),
+			opts: func(string) []Option { return []Option{WithMaxResponseBytes(4096)} }, call: attach},
+		{name: "500 JSON truncated, key escaped", rt: answer(500, nil, `{"detail":"{ukey} {mkey}","x":"`+strings.Repeat("x", 8192)+`"}`),
+			opts: func(string) []Option { return []Option{WithMaxResponseBytes(4096)} }, call: attach},
+		{name: "500 JSON cut inside the key", rt: answer(500, nil, `{"detail":"{mkey}`), call: attach},
+		{name: "400 broken JSON, key escaped", rt: answer(400, nil, `{"detail":"{ukey}", {mkey} "x":`), call: attach},
+		{name: "200 malformed, key escaped", rt: answer(200, nil, `{"x":"{ukey}","y":"{mkey}"`), call: getKeyAsID},
 		{name: "429 too long to wait", rt: answer(429, http.Header{"Retry-After": {"3600"}}, `{"detail":"{key}"}`), call: getKeyAsID},
 		{name: "200 malformed, key in body and Content-Type", rt: answer(200, http.Header{"Content-Type": {"application/json; k={key}"}}, `{"x":"{key}"`), call: getKeyAsID},
 		{name: "200 wrong shape", rt: answer(200, nil, `{"request_id":["{key}"]}`), call: getKeyAsID},

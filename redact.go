@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/tensorpool/tensorpool-go/gen"
 )
@@ -89,60 +91,224 @@ func unquote(q string) string {
 	return q[1 : len(q)-1]
 }
 
-// in reports whether s holds the key in any of its forms.
+// in reports whether s holds the key in any of its forms, also once its
+// JSON escapes are decoded (see scrubBytes).
 func (k secret) in(s string) bool {
 	for _, f := range k.forms {
 		if strings.Contains(s, f) {
 			return true
 		}
 	}
-	return false
+	return strings.IndexByte(s, '\\') >= 0 && k.inDecoded(unescapeJSON(s))
 }
 
 // scrub removes every occurrence of the key, in any of its forms, from s. A
 // server echoing the Authorization header back in an error body, or a key
 // passed where an id belongs (and escaped in a URL), must not put the key in
-// an error string or a log line.
+// an error string or a log line. See scrubBytes for escaped forms.
 func (k secret) scrub(s string) string {
 	for _, f := range k.forms {
 		s = strings.ReplaceAll(s, f, redacted)
 	}
+	if out, ok := scrubEscaped(k, s); ok {
+		return string(out)
+	}
 	return s
 }
 
-// scrubBytes is scrub for byte slices; it returns b itself when the key does
-// not occur in it.
+// scrubBytes is scrub for byte slices, such as a response body; it returns
+// b itself when the key does not occur in it.
+//
+// Besides the key's printed forms, it removes the key written with any mix
+// of JSON escapes (\u0074 for 't', surrogate pairs, \/ ...), whether b is
+// valid JSON or not (cut at a size cap, broken, HTML) and whether the
+// escapes are in a string literal or not: b's JSON escapes are decoded,
+// left to right, and every run of b whose decoding holds a form of the key
+// is replaced by "[REDACTED]". A run within a string literal is whole
+// escapes and characters, so valid JSON stays valid. Should the key still
+// show after that (only a key holding '[' or ']', or part of "[REDACTED]",
+// could), the whole of b is withheld: scrubBytes returns "[REDACTED]".
+//
+// Cost: without a backslash in b, nothing beyond the search for the printed
+// forms; with one, a single allocation of len(b) for the decoded copy, and
+// more only when the key is there.
 func (k secret) scrubBytes(b []byte) []byte {
 	for _, f := range k.forms {
 		if bytes.Contains(b, []byte(f)) {
 			b = bytes.ReplaceAll(b, []byte(f), []byte(redacted))
 		}
 	}
+	if out, ok := scrubEscaped(k, b); ok {
+		return out
+	}
 	return b
 }
 
-// scrubJSON is scrubBytes for a JSON document, which may hold the key with
-// any escaping ("\u0074" for "t"): if decoding shows the key, the document
-// is re-encoded canonically, with the key scrubbed.
-func (k secret) scrubJSON(b []byte) []byte {
-	b = k.scrubBytes(b)
-	if k.s == "" || !json.Valid(b) {
-		return b
+// scrubEscaped removes the key written with JSON escapes from b (see
+// scrubBytes); ok is false, and out nil, when b does not hold it.
+func scrubEscaped[T string | []byte](k secret, b T) (out []byte, ok bool) {
+	if len(k.forms) == 0 || !hasBackslash(b) || !k.inDecoded(unescapeJSON(b)) {
+		return nil, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return b
+	// The key is there (rare): map decoded bytes back to the runs of b
+	// they come from. tok[d] is the start in b of the escape or byte that
+	// decoded byte d comes from; tok[len] is len(b).
+	dec := make([]byte, 0, len(b))
+	tok := make([]int, 0, len(b)+1)
+	for i := 0; i < len(b); {
+		n := len(dec)
+		var w int
+		if b[i] == '\\' {
+			dec, w = appendEscape(dec, b[i:])
+		}
+		if w == 0 {
+			dec, w = append(dec, b[i]), 1
+		}
+		for range len(dec) - n {
+			tok = append(tok, i)
+		}
+		i += w
 	}
-	canon, err := json.Marshal(v)
-	if err != nil {
-		return b
+	tok = append(tok, len(b))
+	cut := make([]bool, len(b))
+	for _, f := range k.forms {
+		for d := 0; ; d++ {
+			j := bytes.Index(dec[d:], []byte(f))
+			if j < 0 {
+				break
+			}
+			d += j
+			// from the start of the escape holding dec[d] to the end of
+			// the one holding dec[d+len(f)-1]
+			last, e := d+len(f)-1, len(b)
+			for x := last + 1; x < len(tok); x++ {
+				if tok[x] != tok[last] {
+					e = tok[x]
+					break
+				}
+			}
+			for x := tok[d]; x < e; x++ {
+				cut[x] = true
+			}
+		}
 	}
-	if scrubbed := k.scrubBytes(canon); !bytes.Equal(scrubbed, canon) {
-		return scrubbed
+	out = make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if !cut[i] {
+			out = append(out, b[i])
+			continue
+		}
+		out = append(out, redacted...)
+		for i+1 < len(b) && cut[i+1] {
+			i++
+		}
 	}
-	return b
+	if k.in(string(out)) {
+		return []byte(redacted), true
+	}
+	return out, true
+}
+
+func hasBackslash[T string | []byte](b T) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// inDecoded reports whether b holds one of the key's forms.
+func (k secret) inDecoded(b []byte) bool {
+	for _, f := range k.forms {
+		if bytes.Contains(b, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeJSON decodes, left to right, every JSON escape in b, in a string
+// literal or not; a backslash that starts no valid escape is kept as is.
+func unescapeJSON[T string | []byte](b T) []byte {
+	dec := make([]byte, 0, len(b)) // an escape decodes to fewer bytes than it spans
+	for i := 0; i < len(b); {
+		if b[i] == '\\' {
+			var w int
+			if dec, w = appendEscape(dec, b[i:]); w > 0 {
+				i += w
+				continue
+			}
+		}
+		dec = append(dec, b[i])
+		i++
+	}
+	return dec
+}
+
+// appendEscape decodes the JSON escape at the start of b (b[0] == '\\'),
+// appending what it stands for to dst, and returns how many bytes of b it
+// spans, or 0 (dst unchanged) if b does not start with a valid escape. As
+// in encoding/json, \uXXXX that is half of a surrogate pair spans the pair
+// when its other half follows, and stands for U+FFFD alone.
+func appendEscape[T string | []byte](dst []byte, b T) ([]byte, int) {
+	if len(b) < 2 {
+		return dst, 0
+	}
+	switch c := b[1]; c {
+	case '"', '\\', '/':
+		return append(dst, c), 2
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r, ok := hex4(b[2:])
+		if !ok {
+			return dst, 0
+		}
+		if utf16.IsSurrogate(r) {
+			if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+				if r2, ok := hex4(b[8:]); ok {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						return utf8.AppendRune(dst, d), 12
+					}
+				}
+			}
+			r = utf8.RuneError
+		}
+		return utf8.AppendRune(dst, r), 6
+	}
+	return dst, 0
+}
+
+// hex4 parses the 4 hex digits at the start of b.
+func hex4[T string | []byte](b T) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for i := range 4 {
+		c := b[i]
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // scrubDetails scrubs the key from decoded 422 field errors: msg, type and
@@ -164,7 +330,7 @@ func (k secret) scrubLocItem(item *gen.ValidationError_Loc_Item) {
 	if err != nil {
 		return
 	}
-	if s := k.scrubJSON(raw); !bytes.Equal(s, raw) {
+	if s := k.scrubBytes(raw); !bytes.Equal(s, raw) {
 		_ = item.UnmarshalJSON(s)
 	}
 }
