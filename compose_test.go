@@ -2,9 +2,15 @@ package tensorpool_test
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
+	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -79,6 +85,151 @@ func TestWaitThroughNewClient(t *testing.T) {
 			}
 			if len(transient) != spoiled {
 				t.Errorf("progress reported %d transient errors, want %d: %v", len(transient), spoiled, transient)
+			}
+		})
+	}
+}
+
+// completedJSON is a request info that ends a wait.
+const completedJSON = `{"request_id":"req-1","created_at":"2026-01-01T00:00:00Z","request_type":"STORAGE_ATTACH","status":"COMPLETED"}`
+
+// waitPoller polls through c quickly, counting polls.
+func waitPoller(c wait.Client, polls *atomic.Int32) *wait.Poller {
+	return wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxBackoff(5*time.Millisecond), wait.WithMaxInterval(10*time.Millisecond),
+		wait.WithProgress(func(wait.Update) { polls.Add(1) }))
+}
+
+// TestWaitThroughNewClientConnectionLostMidBody: a 200 whose body is lost
+// once it has started, however net/http reports it (an HTTP/2 stream reset,
+// which is no net.Error; an HTTP/1 trailer cut off), is transient for wait
+// through NewClient, whose transport reads the body: polled again, one
+// request per poll.
+func TestWaitThroughNewClientConnectionLostMidBody(t *testing.T) {
+	const spoiled = 2
+	for _, tc := range []struct {
+		name  string
+		http2 bool
+		spoil func(w http.ResponseWriter)
+	}{
+		{"HTTP/2 stream reset", true, func(w http.ResponseWriter) {
+			fmt.Fprint(w, `{"request_id":"req-1",`)
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // RST_STREAM
+		}},
+		{"HTTP/1 trailer cut off", false, func(w http.ResponseWriter) {
+			conn, buf, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			fmt.Fprint(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n0\r\n")
+			buf.Flush()
+			conn.Close()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if hits.Add(1) <= spoiled {
+					tc.spoil(w)
+					return
+				}
+				fmt.Fprint(w, completedJSON)
+			}))
+			srv.EnableHTTP2 = tc.http2
+			if tc.http2 {
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			defer srv.Close()
+			c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test"), tensorpool.WithBaseURL(srv.URL), tensorpool.WithHTTPClient(srv.Client()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var polls atomic.Int32
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if info, err := waitPoller(c, &polls).Wait(ctx, "req-1"); err != nil || info == nil || info.Status != "COMPLETED" {
+				t.Fatalf("Wait = %v, %v; want COMPLETED after %d transient failures", info, err, spoiled)
+			}
+			if polls.Load() != spoiled+1 || hits.Load() != polls.Load() {
+				t.Errorf("%d polls made %d requests; want %d polls, one request each", polls.Load(), hits.Load(), spoiled+1)
+			}
+		})
+	}
+}
+
+// rtFunc is an http.RoundTripper.
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestWaitThroughNewClientFailsAtOnce: errors that would come back on every
+// poll end a wait through NewClient after one poll, as the front door does
+// not retry them either; a transport answering neither a response nor an
+// error is wait.ErrBrokenClient.
+func TestWaitThroughNewClientFailsAtOnce(t *testing.T) {
+	customErr := errors.New("custom transport: no route to the vault")
+	for _, tc := range []struct {
+		name   string
+		client func(t *testing.T, hits *atomic.Int32) *http.Client // nil Transport: a real server is used
+		server func(w http.ResponseWriter, r *http.Request)
+		tls    bool
+		want   func(error) bool
+	}{
+		{name: "nil response", client: func(_ *testing.T, hits *atomic.Int32) *http.Client {
+			return &http.Client{Transport: rtFunc(func(*http.Request) (*http.Response, error) { hits.Add(1); return nil, nil })}
+		}, want: func(err error) bool {
+			return errors.Is(err, wait.ErrBrokenClient) && errors.Is(err, tensorpool.ErrNilResponse)
+		}},
+		{name: "custom transport error", client: func(_ *testing.T, hits *atomic.Int32) *http.Client {
+			return &http.Client{Transport: rtFunc(func(*http.Request) (*http.Response, error) { hits.Add(1); return nil, customErr })}
+		}, want: func(err error) bool { return errors.Is(err, customErr) }},
+		{name: "redirect loop", server: func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, r.URL.Path, http.StatusFound)
+		}, want: func(err error) bool { return strings.Contains(err.Error(), "stopped after 10 redirects") }},
+		{name: "TLS alert: certificate required", tls: true, server: func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, completedJSON)
+		}, want: func(err error) bool {
+			var op *net.OpError
+			return errors.As(err, &op) && op.Op == "remote error" && strings.Contains(err.Error(), "certificate required")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			base, hc := "https://engine.test", (*http.Client)(nil)
+			if tc.client != nil {
+				hc = tc.client(t, &hits)
+			} else {
+				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					hits.Add(1)
+					tc.server(w, r)
+				}))
+				srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes
+				if tc.tls {
+					srv.TLS = &tls.Config{ClientAuth: tls.RequireAnyClientCert}
+					srv.StartTLS()
+				} else {
+					srv.Start()
+				}
+				defer srv.Close()
+				base, hc = srv.URL, srv.Client()
+			}
+			c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test"), tensorpool.WithBaseURL(base), tensorpool.WithHTTPClient(hc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var polls atomic.Int32
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err = waitPoller(c, &polls).Wait(ctx, "req-1")
+			var te *wait.TransientError
+			if err == nil || !tc.want(err) || errors.As(err, &te) {
+				t.Fatalf("err = %v; want the cause at once, not a *wait.TransientError", err)
+			}
+			if polls.Load() != 1 {
+				t.Errorf("%d polls (%d requests); want 1", polls.Load(), hits.Load())
 			}
 		})
 	}

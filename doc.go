@@ -82,7 +82,8 @@
 //	connection failed before connecting    retried     retried (the request never left)
 //	  (dial or DNS error, no connection)
 //	connection failed after connecting     retried     not retried (it may have been processed)
-//	  (reset, EOF, the transport's own
+//	  (reset, EOF, HTTP/2 stream reset or
+//	  GOAWAY, the transport's own
 //	  timeouts such as ResponseHeaderTimeout)
 //	connection lost while reading the      retried     not retried
 //	  body (the transport reads it, up to
@@ -90,16 +91,22 @@
 //	any other status (400-428, 500, ...)   not retried not retried
 //	the call's context cancelled or its    not retried not retried
 //	  deadline (WithTimeout) passed
-//	any other error: TLS, "no such host",  not retried not retried
-//	  body too large, an invalid header,
-//	  an unsupported scheme, a custom
-//	  transport's own error (it would
-//	  fail the same way again)
+//	any other error: TLS (alerts too),     not retried not retried
+//	  certificates, "no such host", body
+//	  too large, an invalid header, an
+//	  unsupported scheme, a redirect loop,
+//	  a custom transport's own error (it
+//	  would fail the same way again)
 //
-// Connection errors are those known to be transient: EOF, a reset, refused,
-// aborted or timed-out connection, a broken pipe, an unreachable network, a
-// *net.OpError, a timeout (net.Error), a DNS failure other than "no such
-// host".
+// Connection errors are those known to be transient (an allow-list, the
+// same one package wait uses): EOF, a reset, refused, aborted or timed-out
+// connection, a broken pipe, an unreachable network, a *net.OpError (but not
+// a TLS alert), a timeout (net.Error), a DNS failure other than "no such
+// host", an HTTP/2 stream reset, connection error or GOAWAY, net/http's
+// "unexpected EOF reading trailer" and "server closed idle connection", and
+// a body lost mid-way whatever the cause. A 2xx with Content-Type
+// "Application/JSON" (any case) is decoded: the media type is lower-cased
+// for the generated parsers, which look for "json" case-sensitively.
 //
 // Attempts: at most 1 + RetryPolicy.MaxRetries (default 3 retries, so 4
 // attempts). Waits: the Retry-After (seconds or an HTTP-date) of the response

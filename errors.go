@@ -44,7 +44,8 @@ type APIError struct {
 	// diagnostics.
 	Body []byte
 	// Truncated reports that the body was cut: it passed the cap
-	// (WithMaxResponseBytes), or the connection dropped while it was read.
+	// (WithMaxResponseBytes, or package wait's 64 KiB for a non-200), or
+	// the connection dropped while it was read.
 	// Message and Details come from its start.
 	Truncated bool
 }

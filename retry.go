@@ -1,20 +1,16 @@
 package tensorpool
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
+	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
 // RetryPolicy sets how often and how long the client retries. Which
@@ -124,49 +120,17 @@ func decide(req *http.Request, resp *http.Response, err error, connected bool) r
 }
 
 // retryableError reports whether a transport error is known to be
-// transient: the connection was refused, reset, closed early (EOF) or timed
-// out, a network operation failed, or DNS failed other than "no such host".
-// Anything else (an invalid header, an unsupported scheme, a TLS or
-// certificate error, a response over the size cap, a cancellation, an error
-// of a custom transport) happens again on every attempt, so it is not
-// retried. A timeout of the transport's own (such as
+// transient (internal/transient: the connection was refused, reset, closed
+// early or timed out, an HTTP/2 stream or connection failed, DNS failed other
+// than "no such host", the body was lost mid-way). Anything else (an invalid
+// header, an unsupported scheme, a redirect loop, a TLS or certificate
+// error, a response over the size cap, a cancellation, an error of a custom
+// transport) happens again on every attempt, so it is not retried. Package
+// wait applies the same rule. A timeout of the transport's own (such as
 // http.Transport.ResponseHeaderTimeout) is retryable; the request's context
 // having expired is checked by decide.
 func retryableError(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, ErrResponseTooLarge) {
-		return false
-	}
-	var (
-		certErr     *tls.CertificateVerificationError
-		unknownAuth x509.UnknownAuthorityError
-		hostErr     x509.HostnameError
-		invalidErr  x509.CertificateInvalidError
-		recordErr   tls.RecordHeaderError
-		alertErr    tls.AlertError
-	)
-	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) ||
-		errors.As(err, &invalidErr) || errors.As(err, &recordErr) || errors.As(err, &alertErr) {
-		return false
-	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return !dns.IsNotFound
-	}
-	for _, transient := range []error{
-		io.EOF, io.ErrUnexpectedEOF, context.DeadlineExceeded,
-		syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE,
-		syscall.ETIMEDOUT, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.ENETDOWN,
-	} {
-		if errors.Is(err, transient) {
-			return true
-		}
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		return true
-	}
-	var op *net.OpError
-	return errors.As(err, &op)
+	return !errors.Is(err, ErrResponseTooLarge) && transient.Is(err)
 }
 
 // isDialError reports whether err happened while connecting (DNS lookup or

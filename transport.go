@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 )
 
@@ -232,15 +233,18 @@ func (t *transport) delay(d retryDecision, retry int) (time.Duration, bool) {
 	return t.retry.backoff(retry), true
 }
 
-// finish hands on a response whose body has been read: as is, or as a
+// finish hands on a response whose body has been read, with the media type
+// of its Content-Type lower-cased (mediatype.Normalize) so that the
+// generated parser decodes "Application/JSON" too: as is, or as a
 // *DecodeError for a 2xx whose Content-Type says JSON but whose body is not
 // JSON (the generated parser would fail with a bare *json.SyntaxError and no
 // status).
 func (t *transport) finish(req *http.Request, resp *http.Response, body []byte) (*http.Response, error) {
+	resp.Header = mediatype.Normalize(resp.Header)
 	ct := resp.Header.Get("Content-Type")
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 && resp.StatusCode != http.StatusNoContent &&
 		resp.StatusCode != http.StatusResetContent && req.Method != http.MethodHead &&
-		isJSON(ct) && !json.Valid(body) {
+		mediatype.IsJSON(ct) && !json.Valid(body) {
 		return nil, newDecodeError(t.key, resp.StatusCode, req.Method, req.URL.Path, ct, body,
 			json.Unmarshal(body, new(json.RawMessage)))
 	}
@@ -250,12 +254,6 @@ func (t *transport) finish(req *http.Request, resp *http.Response, body []byte) 
 	return resp, nil
 }
 
-// isJSON reports whether a Content-Type says JSON the way the generated
-// parsers decide to decode it (they look for "json"), in any case.
-func isJSON(contentType string) bool {
-	return strings.Contains(strings.ToLower(contentType), "json")
-}
-
 // fixValidationBody keeps a 422 that is not in FastAPI's validation shape
 // from hiding its status. The generated parsers decode every JSON 422 body
 // as gen.HTTPValidationError and, when that fails (FastAPI's
@@ -263,7 +261,7 @@ func isJSON(contentType string) bool {
 // error. Such a body is relabelled text/plain, so the generated method
 // returns the response and Check reports the *APIError with its message.
 func fixValidationBody(resp *http.Response, body []byte) {
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(resp.Header.Get("Content-Type"), "json") {
+	if resp.StatusCode != http.StatusUnprocessableEntity || !mediatype.IsJSON(resp.Header.Get("Content-Type")) {
 		return
 	}
 	var v gen.HTTPValidationError
@@ -344,3 +342,9 @@ func (e *bodyReadError) Error() string {
 
 // Unwrap returns the cause.
 func (e *bodyReadError) Unwrap() error { return e.err }
+
+// Transient reports that the body was lost once the response had started
+// (internal/transient.Marker): whatever the cause's type (an HTTP/2 stream
+// reset, "unexpected EOF reading trailer", a custom transport's body), the
+// same request may succeed again. A cancellation still is not transient.
+func (e *bodyReadError) Transient() bool { return true }

@@ -507,7 +507,7 @@ func TestMalformedJSONOn2xx(t *testing.T) {
 		{"cut short", "application/json", `{"status":`, true, new(*json.SyntaxError)},
 		{"html", "application/json; charset=utf-8", "<html>502</html>", true, new(*json.SyntaxError)},
 		{"empty", "application/json", "", true, new(*json.SyntaxError)},
-		{"odd case", "Application/JSON", `{"status":`, true, new(*json.SyntaxError)},
+		{"odd case", "Application/JSON", `{"status":`, true, new(*json.SyntaxError)}, // reported lower-cased, as the parser sees it
 		{"+json", "application/problem+json", `{`, true, new(*json.SyntaxError)},
 		{"wrong type", "application/json", `{"request_id":5}`, false, new(*json.UnmarshalTypeError)},
 		{"wrong shape", "application/json", `[1,2]`, false, new(*json.UnmarshalTypeError)},
@@ -521,7 +521,7 @@ func TestMalformedJSONOn2xx(t *testing.T) {
 			if !errors.As(err, &de) || !errors.Is(err, ErrMalformedResponse) || !errors.As(err, tc.cause) {
 				t.Fatalf("err %v (%T), want a *DecodeError wrapping %T", err, err, tc.cause)
 			}
-			if tc.full && (de.StatusCode != 200 || de.Method != "GET" || de.Path != "/request/info/r-1" || de.ContentType != tc.ctype || string(de.Body) != tc.body) {
+			if tc.full && (de.StatusCode != 200 || de.Method != "GET" || de.Path != "/request/info/r-1" || de.ContentType != strings.ToLower(tc.ctype) || string(de.Body) != tc.body) {
 				t.Errorf("DecodeError %+v", de)
 			}
 			if f.n() != 1 {
@@ -529,6 +529,20 @@ func TestMalformedJSONOn2xx(t *testing.T) {
 			}
 			noKey(t, "DecodeError", err)
 		})
+	}
+	// The parsers look for "json" case-sensitively: a valid body under a
+	// media type in another case is decoded all the same, because the
+	// transport lower-cases the media type (not its parameters) first.
+	for _, ctype := range []string{"Application/JSON", "APPLICATION/JSON; charset=UTF-8"} {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, 200, http.Header{"Content-Type": {ctype}}, `{"request_id":"r-1","status":"COMPLETED"}`), nil
+		}}
+		r, err := Check(fakeClient(t, f).GetRequestInfoWithResponse(bg, "r-1"))
+		if err != nil || r.JSON200 == nil || r.JSON200.Status != "COMPLETED" {
+			t.Errorf("%q: JSON200 = %v, err = %v; want it decoded", ctype, r.JSON200, err)
+		} else if got, want := r.HTTPResponse.Header.Get("Content-Type"), strings.ToLower(ctype[:16])+ctype[16:]; got != want {
+			t.Errorf("%q: Content-Type %q, want %q", ctype, got, want)
+		}
 	}
 	// The parser's errors Check wraps, spec types to come (time.Time) included.
 	for _, cause := range []error{&json.SyntaxError{}, &json.UnmarshalTypeError{}, &time.ParseError{}} {

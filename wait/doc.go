@@ -52,9 +52,11 @@
 //
 //   - FAILED: a *FailedError (errors.Is(err, ErrFailed)) carrying the final
 //     info; its message names the id, the request type and external_message.
-//   - Transient: network errors, 408, 425, 429, 500, 502, 503, 504, and a 200
-//     whose body is not the expected JSON (or exceeds 1 MiB). The GET is sent
-//     again after the response's Retry-After or backoff; the 5th consecutive
+//   - Transient: the connection errors the tensorpool client itself retries
+//     (one allow-list, its package documentation lists it: resets, EOF,
+//     timeouts, HTTP/2 stream resets, a body lost mid-way, ...), 408, 425,
+//     429, 500, 502, 503, 504, and a 200 whose body is not the expected
+//     JSON. The GET is sent again after the response's Retry-After or backoff; the 5th consecutive
 //     failure (WithMaxFailures) ends the wait with a *TransientError wrapping
 //     the last one. A successful poll resets the count.
 //   - 404: within 10 s of the first poll (WithNotFoundGrace), and only until
@@ -62,13 +64,15 @@
 //     polled again; after that it fails.
 //   - Any other status, 401 and 403 included, fails at once, after one
 //     request. HTTP failures wrap a *tensorpool.APIError (errors.As).
-//   - Client-side errors that would recur on every poll fail at once,
-//     wrapped with the id: TLS and certificate errors, an unsupported URL
-//     scheme, tensorpool.ErrDoerRedirected, tensorpool.ErrInvalidRequest, and
-//     errors from building the request (a bad server URL, a request editor's
-//     error: anything not from net/http's sending, unless it is a net.Error,
-//     io.ErrUnexpectedEOF or a body past the cap). A Client returning a nil
-//     response or body without an error fails with ErrBrokenClient.
+//   - Every other error from sending fails at once, wrapped with the id: it
+//     would recur on every poll. TLS alerts, TLS and certificate errors, an
+//     unsupported URL scheme, a redirect loop, a custom transport's own
+//     error, a body past a cap (tensorpool.ErrResponseTooLarge: the client's
+//     WithMaxResponseBytes, or wait's own 1 MiB for a 200),
+//     tensorpool.ErrDoerRedirected, tensorpool.ErrInvalidRequest, errors from
+//     building the request. A Client returning a nil response or body without
+//     an error fails with ErrBrokenClient, as does a NewClient transport
+//     returning neither (tensorpool.ErrNilResponse, also matched).
 //   - A status outside PENDING, PROCESSING, RETRYING, COMPLETED, FAILED
 //     (including a missing one) fails with an *UnknownStatusError
 //     (ErrUnknownStatus) carrying the info, unless

@@ -24,8 +24,10 @@ var ErrStopped = errors.New("stopped after another request failed")
 
 // ErrBrokenClient is wrapped by the error returned when the Client breaks
 // the net/http contract: a nil *http.Response, or one with a nil Body, with
-// a nil error. It ends the wait at once: polling again would not mend the
-// lower layer (a custom gen.HttpRequestDoer, typically).
+// a nil error, or a tensorpool.NewClient transport returning neither (the
+// error then matches tensorpool.ErrNilResponse too). It ends the wait at
+// once: polling again would not mend the lower layer (a custom
+// gen.HttpRequestDoer, typically).
 var ErrBrokenClient = errors.New("broken Client")
 
 // ErrInvalidRequestID is wrapped by the error returned, before any request is
@@ -57,7 +59,7 @@ func (e *FailedError) Is(target error) bool { return target == ErrFailed }
 
 // TransientError reports that polling gave up after Failures consecutive
 // transient failures (network errors, 408, 425, 429, 500, 502, 503, 504, or
-// a 200 whose body does not decode). It unwraps to the last failure, which
+// a 200 whose body does not decode; see the package documentation). It unwraps to the last failure, which
 // is an *tensorpool.APIError when that failure was an HTTP status.
 type TransientError struct {
 	// RequestID is the id that was being polled.

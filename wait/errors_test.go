@@ -83,6 +83,17 @@ func TestPermanentClientErrorsFailAtOnce(t *testing.T) {
 		{"unsupported scheme", func(*fake) (Client, error) {
 			return gen.NewClient("ftp://engine.test/", gen.WithHTTPClient(&http.Client{Transport: &http.Transport{}}))
 		}, func(err error) bool { return strings.Contains(err.Error(), "unsupported protocol scheme") }},
+		{"TLS alert", viaHTTP(&net.OpError{Op: "remote error", Err: errors.New("tls: certificate required")}), as[*net.OpError]},
+		{"TLS alert (QUIC)", viaHTTP(tls.AlertError(116)), as[tls.AlertError]},
+		{"custom transport error", viaHTTP(errCustom), is(errCustom)},
+		{"200 past the tensorpool cap", viaHTTP(&tensorpool.ResponseTooLargeError{Method: "GET", Path: "/request/info/r", Limit: 1}), is(tensorpool.ErrResponseTooLarge)},
+		{"200 over 1 MiB", func(f *fake) (Client, error) {
+			f.on("r", reply{body: `{"status":"` + strings.Repeat("A", 2<<20) + `"}`}, completed)
+			return gen.NewClient(testServer, gen.WithHTTPClient(&http.Client{Transport: f}))
+		}, is(tensorpool.ErrResponseTooLarge)},
+		{"NewClient: TLS alert", viaNewClient(&net.OpError{Op: "remote error", Err: errors.New("tls: certificate required")}), as[*net.OpError]},
+		{"NewClient: custom transport error", viaNewClient(errCustom), is(errCustom)},
+		{"NewClient: redirect loop", viaNewClient(errors.New("stopped after 10 redirects")), func(err error) bool { return strings.Contains(err.Error(), "stopped after 10 redirects") }},
 		{"unparseable server URL", func(*fake) (Client, error) {
 			return gen.NewClient("http://[::1", gen.WithHTTPClient(&http.Client{Transport: &http.Transport{}}))
 		}, func(err error) bool { return strings.Contains(err.Error(), "parse") }},
@@ -111,6 +122,13 @@ func TestPermanentClientErrorsFailAtOnce(t *testing.T) {
 }
 
 func TestNetworkErrorsStayTransient(t *testing.T) {
+	// Each error is returned bare (a custom doer), as net/http wraps it
+	// (*url.Error), and through NewClient: the wrapping must change nothing.
+	pollers := func(t *testing.T, err error) []*Poller {
+		return []*Poller{newFake().on("r", reply{err: err}).directPoller(t, WithMaxFailures(3)),
+			newFake().on("r", reply{err: err}).poller(t, 0, WithMaxFailures(3)),
+			newFake().on("r", reply{err: err}).newClientPoller(t, WithMaxFailures(3))}
+	}
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -120,22 +138,55 @@ func TestNetworkErrorsStayTransient(t *testing.T) {
 		{"reset", syscall.ECONNRESET},
 		{"op error", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}},
 		{"DNS", &net.DNSError{Err: "no such host", Name: "engine.test", IsTemporary: true}},
-		{"body too large", &tensorpool.ResponseTooLargeError{Method: "GET", Path: "/request/info/r", Limit: 1}},
 		{"timeout", fmt.Errorf("read: %w", &net.OpError{Op: "read", Err: syscall.ETIMEDOUT})},
+		{"malformed 200", &tensorpool.DecodeError{StatusCode: 200, Err: io.ErrUnexpectedEOF}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				// Both bare (a custom doer) and as net/http wraps them.
-				for _, p := range []*Poller{newFake().on("r", reply{err: tc.err}).directPoller(t, WithMaxFailures(3)),
-					newFake().on("r", reply{err: tc.err}).poller(t, 0, WithMaxFailures(3))} {
+				for i, p := range pollers(t, tc.err) {
 					_, err := p.Wait(t.Context(), "r")
 					var te *TransientError
 					if !errors.As(err, &te) || te.Failures != 3 || !errors.Is(err, tc.err) {
-						t.Errorf("err = %v; want a *TransientError after 3 failures wrapping %v", err, tc.err)
+						t.Errorf("poller %d: err = %v; want a *TransientError after 3 failures wrapping %v", i, err, tc.err)
 					}
 				}
 			})
 		})
+	}
+	// Errors that would recur end the wait at once, however they arrive.
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"custom error", errCustom},
+		{"no such host", &net.DNSError{Err: "no such host", Name: "engine.test", IsNotFound: true}},
+		{"TLS alert", &net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")}},
+		{"cancelled below", fmt.Errorf("upstream: %w", context.Canceled)},
+		{"body too large", &tensorpool.ResponseTooLargeError{Method: "GET", Path: "/request/info/r", Limit: 1}},
+	} {
+		t.Run("not "+tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				for i, p := range pollers(t, tc.err) {
+					_, err := p.Wait(t.Context(), "r")
+					var te *TransientError
+					if err == nil || errors.As(err, &te) || !errors.Is(err, tc.err) {
+						t.Errorf("poller %d: err = %v; want %v at once, not a *TransientError", i, err, tc.err)
+					}
+				}
+			})
+		})
+	}
+}
+
+var errCustom = errors.New("custom transport: no route to the vault")
+
+// viaNewClient polls through tensorpool.NewClient over f, which fails once
+// with err.
+func viaNewClient(err error) func(f *fake) (Client, error) {
+	return func(f *fake) (Client, error) {
+		f.on("r", reply{err: err}, completed)
+		return tensorpool.NewClient(tensorpool.WithAPIKey("tp-test"), tensorpool.WithBaseURL(testServer),
+			tensorpool.WithHTTPClient(&http.Client{Transport: f}))
 	}
 }
 
@@ -165,5 +216,23 @@ func TestErrorTypesNilSafe(t *testing.T) {
 	}
 	if !errors.Is(&FailedError{}, ErrFailed) || !errors.Is(&UnknownStatusError{}, ErrUnknownStatus) {
 		t.Error("empty errors no longer match their sentinels")
+	}
+}
+
+// TestLongErrorBodyMarkedTruncated: a non-200 body is kept up to 64 KiB; one
+// cut there says so (APIError.Truncated), as the tensorpool client's cut does.
+func TestLongErrorBodyMarkedTruncated(t *testing.T) {
+	for _, n := range []int{maxErrBody - 20, 100 << 10} {
+		synctest.Test(t, func(t *testing.T) {
+			body := `{"detail":"` + strings.Repeat("x", n) + `"}`
+			_, err := newFake().on("r", reply{code: 400, body: body}).poller(t, 0).Wait(t.Context(), "r")
+			var apiErr *tensorpool.APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 {
+				t.Fatalf("err = %v; want the 400", err)
+			}
+			if cut := len(body) > maxErrBody; apiErr.Truncated != cut || cut == (apiErr.Message != "") {
+				t.Errorf("%d-byte body: Truncated = %t, Message %d bytes; want Truncated %t", len(body), apiErr.Truncated, len(apiErr.Message), cut)
+			}
+		})
 	}
 }

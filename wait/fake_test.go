@@ -2,15 +2,17 @@ package wait
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 )
@@ -190,6 +192,20 @@ func (f *fake) poller(t testing.TB, j float64, opts ...Option) *Poller {
 	return p
 }
 
+// newClientPoller is a Poller over tensorpool.NewClient, whose transport
+// sends through f.
+func (f *fake) newClientPoller(t testing.TB, opts ...Option) *Poller {
+	t.Helper()
+	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test"), tensorpool.WithBaseURL(testServer),
+		tensorpool.WithHTTPClient(&http.Client{Transport: f}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(c, opts...)
+	p.rand = func() float64 { return 0 }
+	return p
+}
+
 // Shorthands for scripts.
 func running(ra string) reply          { return reply{status: gen.RequestStatusPROCESSING, retryAfter: ra} }
 func status(s gen.RequestStatus) reply { return reply{status: s} }
@@ -197,7 +213,8 @@ func httpErr(code int, ra string) reply {
 	return reply{code: code, body: `{"detail":"x"}`, retryAfter: ra}
 }
 
-var errNet = errors.New("connection reset by peer")
+// errNet is a connection reset as net/http's transport reports it.
+var errNet error = &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
 
 var completed = status(gen.RequestStatusCOMPLETED)
 

@@ -2,23 +2,20 @@ package wait
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
+	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
 const (
@@ -322,7 +319,8 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
 		}
-		return nil, 0, false, !permanent(err), err
+		transient, err := sendError(err)
+		return nil, 0, false, transient, err
 	case resp == nil:
 		return nil, 0, false, false, fmt.Errorf("%w: nil *http.Response and nil error", ErrBrokenClient)
 	case resp.Body == nil:
@@ -330,58 +328,48 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 	}
 	hint, hasHint = retryafter.Parse(resp.Header, time.Now())
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrBody+1))
 		_ = resp.Body.Close()
-		switch resp.StatusCode {
-		case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests,
-			http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
-			http.StatusGatewayTimeout:
-			transient = true
-		}
-		return nil, hint, hasHint, transient, tensorpool.NewAPIError(resp, body)
+		apiErr := tensorpool.NewAPIError(resp, body[:min(len(body), maxErrBody)])
+		apiErr.Truncated = apiErr.Truncated || err != nil || len(body) > maxErrBody
+		return nil, hint, hasHint, apiErr.Temporary(), apiErr
 	}
+	resp.Header = mediatype.Normalize(resp.Header)
 	resp.Body = http.MaxBytesReader(nil, resp.Body, maxBody)
 	parsed, err := gen.ParseGetRequestInfoResponse(resp)
-	if err != nil {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		// The same response would be too large again: as the tensorpool
+		// client's own cap, this is permanent.
+		return nil, hint, hasHint, false, fmt.Errorf("decoding the 200 response: %w (over %d bytes)", tensorpool.ErrResponseTooLarge, maxBody)
+	case err != nil:
 		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: %w", err)
-	}
-	if parsed.JSON200 == nil {
+	case parsed.JSON200 == nil:
 		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: Content-Type %q is not JSON", resp.Header.Get("Content-Type"))
 	}
 	return parsed.JSON200, hint, hasHint, false, nil
 }
 
-// permanent reports whether err, returned by the Client instead of a
-// response, would come back on every poll, so that retrying only delays the
-// failure: a certificate or TLS error, a redirect or request refused by the
-// tensorpool client, an unsupported URL scheme, or an error from building the
-// request (a bad server URL or a request editor's error, neither wrapped in
-// a *url.Error by net/http). Everything else that failed sending (network
-// errors, timeouts, resets, io.ErrUnexpectedEOF, a body past the cap, a
-// 200 whose body is not JSON) is transient.
-func permanent(err error) bool {
-	var (
-		ue        *url.Error
-		ne        net.Error
-		authority x509.UnknownAuthorityError
-		invalid   x509.CertificateInvalidError
-		hostname  x509.HostnameError
-		record    tls.RecordHeaderError
-		verify    *tls.CertificateVerificationError
-	)
+// sendError classifies err, returned by the Client instead of a response.
+// It is transient only if internal/transient says so (the rule the
+// tensorpool client's own retries follow: connection failures, timeouts,
+// HTTP/2 resets, a body lost mid-way), or if it is a 200 whose body the
+// tensorpool client refused as malformed (tensorpool.ErrMalformedResponse),
+// as a 200 that does not decode here is. Everything else would come back on
+// every poll: TLS and certificate errors, a redirect loop, an unsupported
+// scheme, a body past the cap, a request refused or not built, a custom
+// transport's own error. tensorpool.ErrNilResponse (a transport that
+// returned neither a response nor an error) becomes ErrBrokenClient, as a
+// nil response from the Client itself does.
+func sendError(err error) (bool, error) {
 	switch {
-	case errors.As(err, &authority), errors.As(err, &invalid), errors.As(err, &hostname),
-		errors.As(err, &record), errors.As(err, &verify),
-		errors.Is(err, tensorpool.ErrDoerRedirected), errors.Is(err, tensorpool.ErrInvalidRequest):
-		return true
-	case errors.As(err, &ue) && ue.Op != "parse": // from sending (net/http's Op is the method)
-		return ue.Err != nil && strings.HasPrefix(ue.Err.Error(), "unsupported protocol scheme")
-	case errors.As(err, &ue): // url.Parse of the server URL
-		return true
+	case errors.Is(err, tensorpool.ErrNilResponse):
+		return false, fmt.Errorf("%w: %w", ErrBrokenClient, err)
+	case errors.Is(err, tensorpool.ErrResponseTooLarge):
+		return false, err
 	}
-	// A custom doer may return network errors bare.
-	return !errors.As(err, &ne) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) &&
-		!errors.Is(err, tensorpool.ErrResponseTooLarge) && !errors.Is(err, tensorpool.ErrMalformedResponse)
+	return transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse), err
 }
 
 // report sends s, and err if it ended the wait, to the progress callback.

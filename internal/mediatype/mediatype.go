@@ -1,0 +1,31 @@
+// Package mediatype holds the one rule this module uses to tell whether a
+// response is JSON: the generated parsers' own.
+package mediatype
+
+import (
+	"net/http"
+	"strings"
+)
+
+// IsJSON reports whether the generated parsers (gen/) decode a body with
+// this Content-Type as JSON: they look for "json", case-sensitively.
+func IsJSON(contentType string) bool { return strings.Contains(contentType, "json") }
+
+// Normalize returns h with the media type of its Content-Type in lower case
+// (parameters untouched), so that "Application/JSON", which media types
+// allow, is decoded by the generated parsers as JSON. h is returned as is
+// when nothing changes, else a clone: the caller's header is never written.
+func Normalize(h http.Header) http.Header {
+	ct := h.Get("Content-Type")
+	mt, params, _ := strings.Cut(ct, ";")
+	lower := strings.ToLower(mt)
+	if lower == mt {
+		return h
+	}
+	if params != "" || strings.Contains(ct, ";") {
+		lower += ";" + params
+	}
+	h = h.Clone()
+	h.Set("Content-Type", lower)
+	return h
+}

@@ -1,0 +1,174 @@
+// Package transient decides whether an error from sending an HTTP request,
+// or from reading its response body, is known to be transient: the same
+// request may succeed if sent again. It is the one rule shared by the
+// tensorpool front door's retries and package wait's polling; each applies
+// its own policy on top (the front door replays a POST or DELETE only when
+// it provably was not sent; wait also polls again after a 200 that does not
+// decode).
+//
+// The rule is an allow-list: an error is transient only if something in
+// its chain is a known connection failure. Everything else (a TLS or
+// certificate error, an unsupported scheme, a redirect loop, a request
+// refused before sending, a custom transport's own error) is taken to come
+// back every time.
+package transient
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"reflect"
+	"syscall"
+)
+
+// Marker is implemented by errors that know they are transient (the front
+// door's error for a response body lost mid-way). A TLS, certificate or
+// cancellation error in the chain still wins.
+type Marker interface{ Transient() bool }
+
+// Is reports whether err, from sending a request or reading its response
+// body, is known to be transient:
+//
+//   - io.EOF, io.ErrUnexpectedEOF, context.DeadlineExceeded;
+//   - ECONNRESET, ECONNREFUSED, ECONNABORTED, EPIPE, ETIMEDOUT,
+//     EHOSTUNREACH, ENETUNREACH, ENETDOWN;
+//   - a *net.OpError, a net.Error whose Timeout() is true, a *net.DNSError
+//     other than "no such host";
+//   - HTTP/2 stream resets, connection errors and GOAWAY, and the other
+//     connection losses net/http reports (see isHTTPConnLoss);
+//   - an error whose Transient method (Marker) says so.
+//
+// context.Canceled, TLS alerts, TLS record and certificate errors are never
+// transient, whatever wraps them: a TLS alert arrives inside a *net.OpError
+// (Op "remote error" or "local error").
+func Is(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var (
+		certErr     *tls.CertificateVerificationError
+		unknownAuth x509.UnknownAuthorityError
+		hostErr     x509.HostnameError
+		invalidErr  x509.CertificateInvalidError
+		recordErr   tls.RecordHeaderError
+		alertErr    tls.AlertError
+	)
+	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) ||
+		errors.As(err, &invalidErr) || errors.As(err, &recordErr) || errors.As(err, &alertErr) {
+		return false
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && (op.Op == "remote error" || op.Op == "local error") {
+		// crypto/tls reports a TLS alert, received or sent, as a
+		// *net.OpError with this Op around its unexported alert type
+		// (tls.AlertError is only for QUIC).
+		return false
+	}
+	var m Marker
+	if errors.As(err, &m) && m.Transient() {
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return !dns.IsNotFound
+	}
+	for _, t := range []error{
+		io.EOF, io.ErrUnexpectedEOF, context.DeadlineExceeded,
+		syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE,
+		syscall.ETIMEDOUT, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.ENETDOWN,
+	} {
+		if errors.Is(err, t) {
+			return true
+		}
+	}
+	// Not any net.Error: *url.Error is one, so every error net/http's
+	// Client returns would pass.
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return true
+	}
+	return errors.As(err, &op) || isHTTPConnLoss(err)
+}
+
+// h2StreamError has the fields of net/http's unexported http2StreamError
+// (and of golang.org/x/net/http2.StreamError): net/http's type converts
+// itself to any struct shaped like this under errors.As (net/http/h2_error.go,
+// golang.org/issue/53896).
+type h2StreamError struct {
+	StreamID uint32
+	Code     uint32
+	Cause    error
+}
+
+// Error makes h2StreamError an errors.As target.
+func (e h2StreamError) Error() string { return "http2 stream error" }
+
+// h2Types are the HTTP/2 connection-loss error types, by package path and
+// name: net/http's bundled copy of golang.org/x/net/http2 (unexported, see
+// $GOROOT/src/net/http/h2_bundle.go), and x/net's own for a transport built
+// from it.
+var h2Types = map[[2]string]bool{
+	{"net/http", "http2StreamError"}:              true, // RST_STREAM from the peer, or a local stream failure
+	{"net/http", "http2ConnectionError"}:          true, // the whole connection failed
+	{"net/http", "http2GoAwayError"}:              true, // the server sent GOAWAY and closed the connection
+	{"golang.org/x/net/http2", "StreamError"}:     true,
+	{"golang.org/x/net/http2", "ConnectionError"}: true,
+	{"golang.org/x/net/http2", "GoAwayError"}:     true,
+}
+
+// connLossMessages are net/http's unexported errors.New values that report
+// a lost connection; they can only be recognised by their text.
+var connLossMessages = map[string]bool{
+	"http: unexpected EOF reading trailer":                        true, // net/http/transfer.go errTrailerEOF
+	"http: server closed idle connection":                         true, // net/http/transport.go errServerClosedIdle
+	"http2: client conn is closed":                                true, // h2_bundle.go http2errClientConnClosed
+	"http2: client conn not usable":                               true, // h2_bundle.go http2errClientConnUnusable
+	"http2: Transport received Server's graceful shutdown GOAWAY": true, // h2_bundle.go http2errClientConnGotGoAway
+}
+
+// isHTTPConnLoss reports whether err's chain holds one of net/http's HTTP/2
+// or HTTP/1 connection-loss errors, which are unexported and not net.Errors.
+func isHTTPConnLoss(err error) bool {
+	var se h2StreamError
+	if errors.As(err, &se) {
+		return true
+	}
+	found := false
+	walk(err, func(e error) bool {
+		v := reflect.ValueOf(e)
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return false // its Error method may not expect nil
+			}
+			v = v.Elem()
+		}
+		found = h2Types[[2]string{v.Type().PkgPath(), v.Type().Name()}] || connLossMessages[e.Error()]
+		return found
+	})
+	return found
+}
+
+// walk calls f on err and everything it wraps (Unwrap() error and
+// Unwrap() []error), depth first, until f returns true.
+func walk(err error, f func(error) bool) bool {
+	if err == nil {
+		return false
+	}
+	if f(err) {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return walk(u.Unwrap(), f)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if walk(e, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
