@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs the benchmarks of internal/benchmarks and rewrites BENCHMARKS.md.
 #
-#   BENCH_COUNT   rounds of the per-call benchmarks (default 6; medians are reported)
+#   BENCH_COUNT   rounds of the per-call benchmarks (default 10; medians are reported)
 #   ECONOMY_N     operations in the request-economy scenario set (default 1000)
 #   BENCH_OUT     file to write (default BENCHMARKS.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-count=${BENCH_COUNT:-6}
+count=${BENCH_COUNT:-10}
 economy_n=${ECONOMY_N:-1000}
 out=${BENCH_OUT:-BENCHMARKS.md}
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac
