@@ -153,22 +153,8 @@ func scrubEscaped[T string | []byte](k secret, b T) (out []byte, ok bool) {
 	// The key is there (rare): map decoded bytes back to the runs of b
 	// they come from. tok[d] is the start in b of the escape or byte that
 	// decoded byte d comes from; tok[len] is len(b).
-	dec := make([]byte, 0, len(b))
 	tok := make([]int, 0, len(b)+1)
-	for i := 0; i < len(b); {
-		n := len(dec)
-		var w int
-		if b[i] == '\\' {
-			dec, w = appendEscape(dec, b[i:])
-		}
-		if w == 0 {
-			dec, w = append(dec, b[i]), 1
-		}
-		for range len(dec) - n {
-			tok = append(tok, i)
-		}
-		i += w
-	}
+	dec := unescapeJSONAt(b, &tok)
 	tok = append(tok, len(b))
 	cut := make([]bool, len(b))
 	for _, f := range k.forms {
@@ -230,18 +216,27 @@ func (k secret) inDecoded(b []byte) bool {
 
 // unescapeJSON decodes, left to right, every JSON escape in b, in a string
 // literal or not; a backslash that starts no valid escape is kept as is.
-func unescapeJSON[T string | []byte](b T) []byte {
+func unescapeJSON[T string | []byte](b T) []byte { return unescapeJSONAt(b, nil) }
+
+// unescapeJSONAt is unescapeJSON that, when tok is not nil, also appends to
+// *tok, for each decoded byte, the offset in b of the escape or byte it
+// comes from.
+func unescapeJSONAt[T string | []byte](b T, tok *[]int) []byte {
 	dec := make([]byte, 0, len(b)) // an escape decodes to fewer bytes than it spans
 	for i := 0; i < len(b); {
+		n, w := len(dec), 0
 		if b[i] == '\\' {
-			var w int
-			if dec, w = appendEscape(dec, b[i:]); w > 0 {
-				i += w
-				continue
+			dec, w = appendEscape(dec, b[i:])
+		}
+		if w == 0 {
+			dec, w = append(dec, b[i]), 1
+		}
+		if tok != nil {
+			for range len(dec) - n {
+				*tok = append(*tok, i)
 			}
 		}
-		dec = append(dec, b[i])
-		i++
+		i += w
 	}
 	return dec
 }
