@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
+	"github.com/tensorpool/tensorpool-go/wait"
 )
 
 // runQuickstart runs the program in a synctest bubble, so its real-second
@@ -169,5 +170,21 @@ func TestQuickstartDoesNotLinkTesting(t *testing.T) {
 		if p == "testing" || strings.HasPrefix(p, "testing/") {
 			t.Errorf("the quickstart links %s", p)
 		}
+	}
+}
+
+// TestPollsCountedFromAttempts: the summary counts polls, not Updates; the
+// Update that ends a wait without polling (ctx ended, fail-fast) repeats the
+// last Attempt and adds none.
+func TestPollsCountedFromAttempts(t *testing.T) {
+	var d demo
+	for _, u := range []wait.Update{
+		{RequestID: "a", Attempt: 1}, {RequestID: "b", Attempt: 1}, {RequestID: "a", Attempt: 2},
+		{RequestID: "a", Attempt: 2, Reason: wait.ReasonContext}, {RequestID: "b", Attempt: 1, Reason: wait.ReasonStopped},
+	} {
+		d.countPolls(u)
+	}
+	if got := d.pollCount(); got != 3 {
+		t.Errorf("counted %d polls, want 3", got)
 	}
 }
