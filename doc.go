@@ -15,7 +15,7 @@
 //		return err
 //	}
 //	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-//		StorageId: "s-abc", ClusterIds: []string{"c-123"},
+//		StorageID: "s-abc", ClusterIDs: []string{"c-123"},
 //	}))
 //	if tensorpool.IsConflict(err) { ... }
 //

@@ -58,8 +58,8 @@ func ExampleNewAPIError() {
 // states; clients made by NewClient call it on every request.
 func ExampleValidateRequest() {
 	req, err := gen.NewStorageAttachRequest(tensorpool.DefaultBaseURL, gen.StorageAttachRestRequest{
-		StorageId:  "s-1",
-		ClusterIds: []string{"c-1", "c-2"},
+		StorageID:  "s-1",
+		ClusterIDs: []string{"c-1", "c-2"},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -92,7 +92,7 @@ func ExampleIsBadRequest() {
 	engine.AddCluster(tensorpooltest.Cluster{ID: "c-1", Ineligible: true})
 	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId: "s-1", ClusterIds: []string{"c-1"},
+		StorageID: "s-1", ClusterIDs: []string{"c-1"},
 	}))
 	fmt.Println(tensorpool.IsBadRequest(err))
 	// Output: true
@@ -139,7 +139,7 @@ func ExampleIsConflict() {
 	engine.AddStorage(tensorpooltest.Storage{ID: "s-1", AttachedTo: []string{"c-1"}})
 	engine.AddStorage(tensorpooltest.Storage{ID: "s-2"})
 	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId: "s-2", ClusterIds: []string{"c-1"},
+		StorageID: "s-2", ClusterIDs: []string{"c-1"},
 	}))
 	fmt.Println(tensorpool.IsConflict(err))
 	// Output: true
@@ -150,7 +150,7 @@ func ExampleIsConflict() {
 func ExampleIsUnprocessable() {
 	c := inProcess(tensorpooltest.New(), tensorpool.WithoutClientValidation())
 	_, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId: "s-1", ClusterIds: []string{"c-1", "c-2"},
+		StorageID: "s-1", ClusterIDs: []string{"c-1", "c-2"},
 	}))
 	var apiErr *tensorpool.APIError
 	if tensorpool.IsUnprocessable(err) && errors.As(err, &apiErr) {
@@ -177,7 +177,7 @@ func ExampleIsServerError() {
 	engine := tensorpooltest.New()
 	engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: http.StatusInternalServerError})
 	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId: "s-1", ClusterIds: []string{"c-1"},
+		StorageID: "s-1", ClusterIDs: []string{"c-1"},
 	}))
 	fmt.Println(tensorpool.IsServerError(err), engine.Calls("POST /storage/attach"))
 	// Output: true 1
@@ -189,7 +189,7 @@ func ExampleAPIError_Temporary() {
 	engine := tensorpooltest.New()
 	engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: http.StatusServiceUnavailable})
 	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId: "s-1", ClusterIds: []string{"c-1"},
+		StorageID: "s-1", ClusterIDs: []string{"c-1"},
 	}))
 	var apiErr *tensorpool.APIError
 	if errors.As(err, &apiErr) {
@@ -349,7 +349,7 @@ func ExampleWithUserAgent() {
 // reaches the server, whose 422 says what is wrong.
 func ExampleWithoutClientValidation() {
 	engine := tensorpooltest.New()
-	bad := gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1", "c-2"}}
+	bad := gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1", "c-2"}}
 
 	_, err := inProcess(engine).StorageAttachWithResponse(ctx, bad)
 	fmt.Println(errors.Is(err, tensorpool.ErrInvalidRequest), engine.Calls("POST /storage/attach"))

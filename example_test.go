@@ -34,13 +34,13 @@ func fakeEngine() *httptest.Server {
 		case r.Method == "POST" && r.URL.Path == "/storage/attach":
 			var in gen.StorageAttachRestRequest
 			_ = json.NewDecoder(r.Body).Decode(&in)
-			if in.StorageId == "s-busy" {
+			if in.StorageID == "s-busy" {
 				w.WriteHeader(http.StatusConflict)
 				fmt.Fprint(w, `{"detail":"Cluster already has storage attached"}`)
 				return
 			}
 			w.WriteHeader(http.StatusAccepted)
-			fmt.Fprintf(w, `{"storage_id":%q,"cluster_ids":[%q],"request_ids":["req-1"],"message":"Attaching"}`, in.StorageId, in.ClusterIds[0])
+			fmt.Fprintf(w, `{"storage_id":%q,"cluster_ids":[%q],"request_ids":["req-1"],"message":"Attaching"}`, in.StorageID, in.ClusterIDs[0])
 		case r.Method == "GET" && r.URL.Path == "/request/info/req-1":
 			if !limited.Swap(true) {
 				w.Header().Set("Retry-After", "0")
@@ -72,13 +72,13 @@ func ExampleNewClient() {
 	}
 	ctx := context.Background()
 	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId:  "s-1",
-		ClusterIds: []string{"c-1"},
+		StorageID:  "s-1",
+		ClusterIDs: []string{"c-1"},
 	}))
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(resp.StatusCode(), resp.JSON202.Message, *resp.JSON202.RequestIds)
+	fmt.Println(resp.StatusCode(), resp.JSON202.Message, resp.JSON202.RequestIDs)
 	// Output: 202 Attaching [req-1]
 }
 
@@ -103,8 +103,8 @@ func ExampleCheck() {
 	}
 
 	_, err = tensorpool.Check(c.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-		StorageId:  "s-busy",
-		ClusterIds: []string{"c-1"},
+		StorageID:  "s-busy",
+		ClusterIDs: []string{"c-1"},
 	}))
 	var apiErr *tensorpool.APIError
 	switch {
@@ -147,8 +147,8 @@ func ExampleInvalidRequestError() {
 		log.Fatal(err)
 	}
 	_, err = c.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-		StorageId:  "vol-1",
-		ClusterIds: []string{"c-1", "c-2"},
+		StorageID:  "vol-1",
+		ClusterIDs: []string{"c-1", "c-2"},
 	})
 	fmt.Println(errors.Is(err, tensorpool.ErrInvalidRequest))
 	fmt.Println(err)

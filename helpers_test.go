@@ -231,7 +231,7 @@ func fakeClient(t *testing.T, f *fakeRT, opts ...Option) *gen.ClientWithResponse
 	return c
 }
 
-var attachBody = gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1"}}
+var attachBody = gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1"}}
 
 // logBuffer is a concurrency-safe buffer for slog handlers.
 type logBuffer struct {

@@ -131,7 +131,7 @@ func TestRetrySucceedsAndReplaysBody(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.JSON202 == nil || (*resp.JSON202.RequestIds)[0] != "r-1" {
+		if resp.JSON202 == nil || resp.JSON202.RequestIDs[0] != "r-1" {
 			t.Fatalf("bad body %s", resp.Body)
 		}
 		if f.n() != 2 {
@@ -495,7 +495,7 @@ func TestMutatingRequestNotReplayedAfterItsResponse(t *testing.T) {
 			return resp, nil
 		}}
 		c := fakeClient(t, f)
-		_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1"}})
+		_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1"}})
 		if err == nil || f.n() != 1 {
 			t.Fatalf("POST sent %d times (err %v); want once, with an error", f.n(), err)
 		}

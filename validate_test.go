@@ -24,19 +24,19 @@ func TestValidationBeforeSending(t *testing.T) {
 		field string
 	}{
 		{"attach: storage_id without s-", func() error {
-			_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageId: "abc", ClusterIds: []string{"c-1"}})
+			_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageID: "abc", ClusterIDs: []string{"c-1"}})
 			return err
 		}, "storage_id"},
 		{"attach: empty storage_id", func() error {
-			_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{ClusterIds: []string{"c-1"}})
+			_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{ClusterIDs: []string{"c-1"}})
 			return err
 		}, "storage_id"},
 		{"attach: no cluster", func() error {
-			_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageId: "s-1"})
+			_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageID: "s-1"})
 			return err
 		}, "cluster_ids"},
 		{"attach: two clusters", func() error {
-			_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1", "c-2"}})
+			_, err := c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1", "c-2"}})
 			return err
 		}, "cluster_ids"},
 		{"attach with a streamed body", func() error {
@@ -135,7 +135,7 @@ func TestWithoutClientValidation(t *testing.T) {
 		return reply(r, 422, nil, `{"detail":[{"loc":["body","cluster_ids"],"msg":"List should have at most 1 item","type":"too_long"}]}`), nil
 	}}
 	c := fakeClient(t, f, WithoutClientValidation())
-	_, err := Check(c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"a", "b"}}))
+	_, err := Check(c.StorageAttachWithResponse(bg, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"a", "b"}}))
 	if !IsUnprocessable(err) || f.n() != 1 {
 		t.Errorf("err %v after %d requests", err, f.n())
 	}

@@ -81,7 +81,7 @@ func (e RequestType) Valid() bool {
 
 // HTTPValidationError defines model for HTTPValidationError.
 type HTTPValidationError struct {
-	Detail *[]ValidationError `json:"detail,omitempty"`
+	Detail []ValidationError `json:"detail,omitempty"`
 }
 
 // RequestInfoResponse Response model for individual request info endpoint.
@@ -92,11 +92,11 @@ type RequestInfoResponse struct {
 	// ExternalMessage User-facing message about request status
 	ExternalMessage *string `json:"external_message,omitempty"`
 
-	// ObjectId TensorPool object ID (cluster/storage)
-	ObjectId *string `json:"object_id,omitempty"`
+	// ObjectID TensorPool object ID (cluster/storage)
+	ObjectID *string `json:"object_id,omitempty"`
 
-	// RequestId Unique request identifier
-	RequestId string `json:"request_id"`
+	// RequestID Unique request identifier
+	RequestID string `json:"request_id"`
 
 	// RequestType Request type enum representing all supported operation types.
 	RequestType RequestType `json:"request_type"`
@@ -119,26 +119,26 @@ type RequestType string
 
 // StorageAttachRestRequest Request body for POST /storage/attach.
 type StorageAttachRestRequest struct {
-	// ClusterIds Cluster ID(s) to attach storage to
-	ClusterIds []string `json:"cluster_ids"`
+	// ClusterIDs Cluster ID(s) to attach storage to
+	ClusterIDs []string `json:"cluster_ids"`
 
-	// StorageId Storage ID to attach (must start with 's-')
-	StorageId string `json:"storage_id"`
+	// StorageID Storage ID to attach (must start with 's-')
+	StorageID string `json:"storage_id"`
 }
 
 // StorageAttachRestResponse Response for POST /storage/attach.
 type StorageAttachRestResponse struct {
-	// ClusterIds Attached cluster IDs
-	ClusterIds *[]string `json:"cluster_ids,omitempty"`
+	// ClusterIDs Attached cluster IDs
+	ClusterIDs []string `json:"cluster_ids,omitempty"`
 
 	// Message Status message
 	Message string `json:"message"`
 
-	// RequestIds Request IDs for tracking
-	RequestIds *[]string `json:"request_ids,omitempty"`
+	// RequestIDs Request IDs for tracking
+	RequestIDs []string `json:"request_ids,omitempty"`
 
-	// StorageId TensorPool storage ID
-	StorageId string `json:"storage_id"`
+	// StorageID TensorPool storage ID
+	StorageID string `json:"storage_id"`
 }
 
 // StorageDestroyRestResponse Response for DELETE /storage/{storage_id}.
@@ -146,11 +146,11 @@ type StorageDestroyRestResponse struct {
 	// Message Status message
 	Message string `json:"message"`
 
-	// RequestId Request ID for tracking
-	RequestId *string `json:"request_id,omitempty"`
+	// RequestID Request ID for tracking
+	RequestID *string `json:"request_id,omitempty"`
 
-	// StorageId TensorPool storage ID
-	StorageId string `json:"storage_id"`
+	// StorageID TensorPool storage ID
+	StorageID string `json:"storage_id"`
 }
 
 // ValidationError defines model for ValidationError.
@@ -315,7 +315,7 @@ type ClientInterface interface {
 	// Poll this endpoint to track asynchronous operations until a terminal state is reached. Non-terminal responses include a Retry-After header.
 	//
 	// Corresponds with GET /request/info/{request_id} (the `GetRequestInfo` operationId).
-	GetRequestInfo(ctx context.Context, requestId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetRequestInfo(ctx context.Context, requestID string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// StorageAttachWithBody Attach storage to a cluster
 	//
@@ -340,7 +340,7 @@ type ClientInterface interface {
 	// Destroy a storage volume. Returns 202 immediately with request ID. Poll /request/info/{request_id} to track destruction progress.
 	//
 	// Corresponds with DELETE /storage/{storage_id} (the `StorageDestroy` operationId).
-	StorageDestroy(ctx context.Context, storageId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	StorageDestroy(ctx context.Context, storageID string, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetRequestInfo Get request info
@@ -348,8 +348,8 @@ type ClientInterface interface {
 // Poll this endpoint to track asynchronous operations until a terminal state is reached. Non-terminal responses include a Retry-After header.
 //
 // Corresponds with GET /request/info/{request_id} (the `GetRequestInfo` operationId).
-func (c *Client) GetRequestInfo(ctx context.Context, requestId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetRequestInfoRequest(c.Server, requestId)
+func (c *Client) GetRequestInfo(ctx context.Context, requestID string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRequestInfoRequest(c.Server, requestID)
 	if err != nil {
 		return nil, err
 	}
@@ -403,8 +403,8 @@ func (c *Client) StorageAttach(ctx context.Context, body StorageAttachJSONReques
 // Destroy a storage volume. Returns 202 immediately with request ID. Poll /request/info/{request_id} to track destruction progress.
 //
 // Corresponds with DELETE /storage/{storage_id} (the `StorageDestroy` operationId).
-func (c *Client) StorageDestroy(ctx context.Context, storageId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewStorageDestroyRequest(c.Server, storageId)
+func (c *Client) StorageDestroy(ctx context.Context, storageID string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStorageDestroyRequest(c.Server, storageID)
 	if err != nil {
 		return nil, err
 	}
@@ -416,12 +416,12 @@ func (c *Client) StorageDestroy(ctx context.Context, storageId string, reqEditor
 }
 
 // NewGetRequestInfoRequest constructs an http.Request for the GetRequestInfo method
-func NewGetRequestInfoRequest(server string, requestId string) (*http.Request, error) {
+func NewGetRequestInfoRequest(server string, requestID string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "request_id", requestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "request_id", requestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -490,12 +490,12 @@ func NewStorageAttachRequestWithBody(server string, contentType string, body io.
 }
 
 // NewStorageDestroyRequest constructs an http.Request for the StorageDestroy method
-func NewStorageDestroyRequest(server string, storageId string) (*http.Request, error) {
+func NewStorageDestroyRequest(server string, storageID string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "storage_id", storageId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "storage_id", storageID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -574,7 +574,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /request/info/{request_id} (the `GetRequestInfo` operationId).
-	GetRequestInfoWithResponse(ctx context.Context, requestId string, reqEditors ...RequestEditorFn) (*GetRequestInfoResponse, error)
+	GetRequestInfoWithResponse(ctx context.Context, requestID string, reqEditors ...RequestEditorFn) (*GetRequestInfoResponse, error)
 
 	// StorageAttachWithBodyWithResponse Attach storage to a cluster
 	//
@@ -601,7 +601,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /storage/{storage_id} (the `StorageDestroy` operationId).
-	StorageDestroyWithResponse(ctx context.Context, storageId string, reqEditors ...RequestEditorFn) (*StorageDestroyResponse, error)
+	StorageDestroyWithResponse(ctx context.Context, storageID string, reqEditors ...RequestEditorFn) (*StorageDestroyResponse, error)
 }
 
 // GetRequestInfoResponse200Headers the declared response headers of an HTTP 200 response for GetRequestInfo
@@ -762,8 +762,8 @@ func (r StorageDestroyResponse) ContentType() string {
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /request/info/{request_id} (the `GetRequestInfo` operationId).
-func (c *ClientWithResponses) GetRequestInfoWithResponse(ctx context.Context, requestId string, reqEditors ...RequestEditorFn) (*GetRequestInfoResponse, error) {
-	rsp, err := c.GetRequestInfo(ctx, requestId, reqEditors...)
+func (c *ClientWithResponses) GetRequestInfoWithResponse(ctx context.Context, requestID string, reqEditors ...RequestEditorFn) (*GetRequestInfoResponse, error) {
+	rsp, err := c.GetRequestInfo(ctx, requestID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -807,8 +807,8 @@ func (c *ClientWithResponses) StorageAttachWithResponse(ctx context.Context, bod
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /storage/{storage_id} (the `StorageDestroy` operationId).
-func (c *ClientWithResponses) StorageDestroyWithResponse(ctx context.Context, storageId string, reqEditors ...RequestEditorFn) (*StorageDestroyResponse, error) {
-	rsp, err := c.StorageDestroy(ctx, storageId, reqEditors...)
+func (c *ClientWithResponses) StorageDestroyWithResponse(ctx context.Context, storageID string, reqEditors ...RequestEditorFn) (*StorageDestroyResponse, error) {
+	rsp, err := c.StorageDestroy(ctx, storageID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ func BenchmarkRequestInfo(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	id := *resp.JSON202.RequestId
+	id := *resp.JSON202.RequestID
 	for b.Loop() {
 		if _, err := s.Client.GetRequestInfoWithResponse(ctx, id); err != nil {
 			b.Fatal(err)

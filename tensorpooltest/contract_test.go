@@ -175,14 +175,14 @@ var storageAttachContract = []contractCase{
 		resp := attach(t, s, "s-1", "c-1")
 		wantStatus(t, resp, 202)
 		body := resp.JSON202
-		if body.StorageId != "s-1" || body.RequestIds == nil || len(*body.RequestIds) != 1 || body.Message == "" {
+		if body.StorageID != "s-1" || len(body.RequestIDs) != 1 || body.Message == "" {
 			t.Fatalf("202 body %s: want storage_id s-1, one request id, a message", resp.Body)
 		}
 		if c, _ := s.Engine.Cluster("c-1"); c.Storage != "" {
 			t.Fatalf("attached before the request completed: %+v", c)
 		}
 		time.Sleep(3 * time.Second)
-		if st := info(t, s, (*body.RequestIds)[0]).JSON200.Status; st != gen.RequestStatusCOMPLETED {
+		if st := info(t, s, body.RequestIDs[0]).JSON200.Status; st != gen.RequestStatusCOMPLETED {
 			t.Fatalf("status %s after the lifecycle, want COMPLETED", st)
 		}
 		c, _ := s.Engine.Cluster("c-1")
@@ -196,7 +196,7 @@ var storageAttachContract = []contractCase{
 		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Fail(0, time.Second, "no capacity")))
 		resp := attach(t, s, "s-1", "c-1")
 		time.Sleep(time.Second)
-		got := info(t, s, (*resp.JSON202.RequestIds)[0]).JSON200
+		got := info(t, s, resp.JSON202.RequestIDs[0]).JSON200
 		if got.Status != gen.RequestStatusFAILED || got.ExternalMessage == nil || *got.ExternalMessage != "no capacity" {
 			t.Fatalf("request info %+v, want FAILED with external_message", got)
 		}
@@ -229,7 +229,7 @@ var storageAttachContract = []contractCase{
 	}},
 	{"wrong API key", 403, func(t *testing.T) int {
 		s := seeded(t)
-		resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1"}}, wrongKey)
+		resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1"}}, wrongKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,15 +303,15 @@ var storageDestroyContract = []contractCase{
 		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(time.Second, time.Second)))
 		resp := destroy(t, s, "s-1")
 		wantStatus(t, resp, 202)
-		if resp.JSON202.StorageId != "s-1" || resp.JSON202.RequestId == nil || resp.JSON202.Message == "" {
+		if resp.JSON202.StorageID != "s-1" || resp.JSON202.RequestID == nil || resp.JSON202.Message == "" {
 			t.Fatalf("202 body %s: want storage_id, request_id, message", resp.Body)
 		}
 		if _, ok := s.Engine.Storage("s-1"); !ok {
 			t.Fatal("destroyed before the request completed")
 		}
 		time.Sleep(2 * time.Second)
-		got := info(t, s, *resp.JSON202.RequestId).JSON200
-		if got.Status != gen.RequestStatusCOMPLETED || got.RequestType != gen.RequestTypeSTORAGEDESTROY || got.ObjectId == nil || *got.ObjectId != "s-1" {
+		got := info(t, s, *resp.JSON202.RequestID).JSON200
+		if got.Status != gen.RequestStatusCOMPLETED || got.RequestType != gen.RequestTypeSTORAGEDESTROY || got.ObjectID == nil || *got.ObjectID != "s-1" {
 			t.Fatalf("request info %+v", got)
 		}
 		if _, ok := s.Engine.Storage("s-1"); ok {
@@ -326,8 +326,8 @@ var storageDestroyContract = []contractCase{
 		s.Engine.AddStorage(tensorpooltest.Storage{ID: odd})
 		resp := destroy(t, s, odd)
 		wantStatus(t, resp, 202)
-		if resp.JSON202.StorageId != odd {
-			t.Fatalf("storage_id %q, want %q", resp.JSON202.StorageId, odd)
+		if resp.JSON202.StorageID != odd {
+			t.Fatalf("storage_id %q, want %q", resp.JSON202.StorageID, odd)
 		}
 		return resp.StatusCode()
 	}},
@@ -402,7 +402,7 @@ var requestInfoContract = []contractCase{
 			{Status: gen.RequestStatusPROCESSING, For: time.Second},
 			{Status: gen.RequestStatusCOMPLETED},
 		})
-		id := (*attach(t, s, "s-1", "c-1").JSON202.RequestIds)[0]
+		id := attach(t, s, "s-1", "c-1").JSON202.RequestIDs[0]
 		var seen []gen.RequestStatus
 		var last *gen.GetRequestInfoResponse
 		for range 5 {
@@ -418,7 +418,7 @@ var requestInfoContract = []contractCase{
 			} else if ra != "3" {
 				t.Errorf("%s: Retry-After %q, want \"3\"", got.Status, ra)
 			}
-			if got.RequestId != id || got.RequestType != gen.RequestTypeSTORAGEATTACH || got.CreatedAt == "" {
+			if got.RequestID != id || got.RequestType != gen.RequestTypeSTORAGEATTACH || got.CreatedAt == "" {
 				t.Errorf("request info %+v", got)
 			}
 			if _, err := time.Parse(time.RFC3339Nano, got.CreatedAt); err != nil {
@@ -434,7 +434,7 @@ var requestInfoContract = []contractCase{
 	}},
 	{"Retry-After as an HTTP-date, with Date", 200, func(t *testing.T) int {
 		s := seeded(t, tensorpooltest.WithRetryAfter(5*time.Second, tensorpooltest.RetryAfterHTTPDate))
-		id := (*attach(t, s, "s-1", "c-1").JSON202.RequestIds)[0]
+		id := attach(t, s, "s-1", "c-1").JSON202.RequestIDs[0]
 		resp := info(t, s, id)
 		h := resp.HTTPResponse.Header
 		ra, err := http.ParseTime(h.Get("Retry-After"))
@@ -453,7 +453,7 @@ var requestInfoContract = []contractCase{
 	{"FAILED carries external_message and no Retry-After", 200, func(t *testing.T) int {
 		s := seeded(t)
 		s.Engine.QueueLifecycles(tensorpooltest.Fail(time.Second, 0, "cluster unreachable"))
-		id := *destroy(t, s, "s-1").JSON202.RequestId
+		id := *destroy(t, s, "s-1").JSON202.RequestID
 		time.Sleep(time.Second)
 		resp := info(t, s, id)
 		got := resp.JSON200
@@ -497,11 +497,11 @@ var requestInfoContract = []contractCase{
 // msg and type, and field (if not empty) named in some item's loc.
 func wantValidationError(t *testing.T, v *gen.HTTPValidationError, field string) {
 	t.Helper()
-	if v == nil || v.Detail == nil || len(*v.Detail) == 0 {
+	if v == nil || len(v.Detail) == 0 {
 		t.Fatalf("422 without an HTTPValidationError body: %+v", v)
 	}
 	found := field == ""
-	for _, item := range *v.Detail {
+	for _, item := range v.Detail {
 		if len(item.Loc) == 0 || item.Msg == "" || item.Type == "" {
 			t.Errorf("validation item %+v lacks loc, msg or type", item)
 		}

@@ -10,7 +10,7 @@
 //	srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 //	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 //	resp, err := srv.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-//		StorageId: "s-1", ClusterIds: []string{"c-1"},
+//		StorageID: "s-1", ClusterIDs: []string{"c-1"},
 //	})
 //
 // A request that does not conform to the document is answered 422 with an

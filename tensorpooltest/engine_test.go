@@ -19,7 +19,7 @@ func TestLoopbackServerEndToEnd(t *testing.T) {
 	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 	resp := attach(t, s, "s-1", "c-1")
 	wantStatus(t, resp, 202)
-	got := info(t, s, (*resp.JSON202.RequestIds)[0])
+	got := info(t, s, resp.JSON202.RequestIDs[0])
 	wantStatus(t, got, 200)
 	if got.JSON200.Status != gen.RequestStatusCOMPLETED {
 		t.Fatalf("status %s", got.JSON200.Status)
@@ -64,13 +64,13 @@ func TestConcurrentClients(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			id := fmt.Sprint(i)
-			resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageId: "s-" + id, ClusterIds: []string{"c-" + id}})
+			resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-" + id, ClusterIDs: []string{"c-" + id}})
 			if err != nil || resp.StatusCode() != 202 {
 				t.Errorf("attach %s: %v %v", id, err, resp.StatusCode())
 				return
 			}
 			for range 3 {
-				if _, err := s.Client.GetRequestInfoWithResponse(ctx, (*resp.JSON202.RequestIds)[0]); err != nil {
+				if _, err := s.Client.GetRequestInfoWithResponse(ctx, resp.JSON202.RequestIDs[0]); err != nil {
 					t.Error(err)
 				}
 			}
@@ -111,13 +111,13 @@ func TestConcurrentSeedingAndRequests(t *testing.T) {
 		s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-" + id})
 		wg.Go(func() { // requests
 			for range 5 {
-				resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageId: "s-" + id, ClusterIds: []string{"c-" + id}})
+				resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-" + id, ClusterIDs: []string{"c-" + id}})
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				if resp.JSON202 != nil {
-					s.Client.GetRequestInfoWithResponse(ctx, (*resp.JSON202.RequestIds)[0])
+					s.Client.GetRequestInfoWithResponse(ctx, resp.JSON202.RequestIDs[0])
 				}
 			}
 		})

@@ -94,12 +94,12 @@ func ExampleEngine_SetLifecycle() {
 		srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 		resp, err := srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-			StorageId: "s-1", ClusterIds: []string{"c-1"},
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
 		})
 		if err != nil {
 			t.Fatalf("attach: %v", err)
 		}
-		id := (*resp.JSON202.RequestIds)[0]
+		id := resp.JSON202.RequestIDs[0]
 
 		fmt.Println(srv.Engine.SetLifecycle(id, tensorpooltest.Succeed(0, 0)))
 		c, _ := srv.Engine.Cluster("c-1")
@@ -231,7 +231,7 @@ func retryAfter(t tensorpooltest.TB, srv *tensorpooltest.Server) string {
 	if err != nil {
 		t.Fatalf("destroy: %v", err)
 	}
-	info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestId)
+	info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
 	if err != nil {
 		t.Fatalf("request info: %v", err)
 	}
@@ -297,7 +297,7 @@ func ExampleSucceed() {
 		if err != nil {
 			t.Fatalf("destroy: %v", err)
 		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestId)
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}
@@ -315,7 +315,7 @@ func ExampleFail() {
 		if err != nil {
 			t.Fatalf("destroy: %v", err)
 		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestId)
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}
@@ -353,7 +353,7 @@ func ExampleEngine_AddCluster() {
 		srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1", Ineligible: true})
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 		resp, err := srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-			StorageId: "s-1", ClusterIds: []string{"c-1"},
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
 		})
 		if err != nil {
 			t.Fatalf("attach: %v", err)
@@ -385,7 +385,7 @@ func ExampleEngine_Cluster() {
 		srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 		resp, err := srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-			StorageId: "s-1", ClusterIds: []string{"c-1"},
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
 		})
 		if err != nil {
 			t.Fatalf("attach: %v", err)

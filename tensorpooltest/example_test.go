@@ -42,12 +42,12 @@ func ExampleNewServer() {
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 
 		resp, err := srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-			StorageId: "s-1", ClusterIds: []string{"c-1"},
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
 		})
 		if err != nil {
 			t.Fatalf("attach: %v", err)
 		}
-		fmt.Println(resp.StatusCode(), *resp.JSON202.RequestIds)
+		fmt.Println(resp.StatusCode(), resp.JSON202.RequestIDs)
 	})
 	// Output: 202 [req_000001]
 }
@@ -64,7 +64,7 @@ func ExampleNewInProcessServer() {
 		if err != nil {
 			t.Fatalf("destroy: %v", err)
 		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestId)
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}
@@ -145,12 +145,12 @@ func ExampleEngine_QueueLifecycles() {
 		srv.Engine.QueueLifecycles(tensorpooltest.Fail(0, 0, "cluster is restarting"))
 
 		resp, err := srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-			StorageId: "s-1", ClusterIds: []string{"c-1"},
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
 		})
 		if err != nil {
 			t.Fatalf("attach: %v", err)
 		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), (*resp.JSON202.RequestIds)[0])
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), resp.JSON202.RequestIDs[0])
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}
@@ -174,7 +174,7 @@ func ExampleEngine_ServeHTTP() {
 	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
 		panic(err)
 	}
-	for _, d := range *body.Detail {
+	for _, d := range body.Detail {
 		loc, _ := json.Marshal(d.Loc)
 		fmt.Println(w.Code, string(loc), d.Type)
 	}
@@ -195,7 +195,7 @@ func ExampleLifecycle() {
 		if err != nil {
 			t.Fatalf("destroy: %v", err)
 		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestId)
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}

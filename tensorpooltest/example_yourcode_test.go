@@ -14,12 +14,12 @@ import (
 // and waits for every request the attach returns.
 func attachAndWait(ctx context.Context, c *gen.ClientWithResponses, storageID, clusterID string) error {
 	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId: storageID, ClusterIds: []string{clusterID},
+		StorageID: storageID, ClusterIDs: []string{clusterID},
 	}))
 	if err != nil {
 		return err
 	}
-	_, err = wait.New(c).WaitAll(ctx, *resp.JSON202.RequestIds...)
+	_, err = wait.New(c).WaitAll(ctx, resp.JSON202.RequestIDs...)
 	return err
 }
 

@@ -105,7 +105,7 @@ func TestFaultLatencyHonoursTheContext(t *testing.T) {
 func TestFaultDropInProcess(t *testing.T) {
 	s := seeded(t)
 	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Drop: true})
-	_, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageId: "s-1", ClusterIds: []string{"c-1"}})
+	_, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1"}})
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want one wrapping io.ErrUnexpectedEOF", err)
 	}
@@ -150,7 +150,7 @@ func TestFaultStatusWithMalformedJSON(t *testing.T) {
 
 func TestFaultUnknownStatus(t *testing.T) {
 	s := seeded(t)
-	id := *destroy(t, s, "s-1").JSON202.RequestId
+	id := *destroy(t, s, "s-1").JSON202.RequestID
 	s.Engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{UnknownStatus: "HIBERNATING"})
 	resp := info(t, s, id)
 	wantStatus(t, resp, 200)
@@ -212,7 +212,7 @@ func TestFault422IsAnHTTPValidationError(t *testing.T) {
 	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: 422, RetryAfter: "1"})
 	resp := attach(t, s, "s-1", "c-1")
 	wantStatus(t, resp, 422)
-	if resp.JSON422 == nil || len(*resp.JSON422.Detail) != 1 {
+	if resp.JSON422 == nil || len(resp.JSON422.Detail) != 1 {
 		t.Fatalf("422 body %s", resp.Body)
 	}
 }

@@ -46,7 +46,7 @@ func seeded(t *testing.T, opts ...tensorpooltest.Option) *tensorpooltest.Server 
 // attach sends POST /storage/attach and fails the test on a transport error.
 func attach(t *testing.T, s *tensorpooltest.Server, storageID string, clusterIDs ...string) *gen.StorageAttachResponse {
 	t.Helper()
-	resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageId: storageID, ClusterIds: clusterIDs})
+	resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: storageID, ClusterIDs: clusterIDs})
 	if err != nil {
 		t.Fatalf("attach: %v", err)
 	}

@@ -18,8 +18,8 @@ func TestQueuedLifecyclesApplyInOrder(t *testing.T) {
 			tensorpooltest.Fail(0, time.Second, "first fails"),
 			tensorpooltest.Succeed(0, 5*time.Second),
 		)
-		first := *destroy(t, s, "s-1").JSON202.RequestId
-		second := *destroy(t, s, "s-2").JSON202.RequestId
+		first := *destroy(t, s, "s-1").JSON202.RequestID
+		second := *destroy(t, s, "s-2").JSON202.RequestID
 		time.Sleep(time.Second)
 		if st := info(t, s, first).JSON200.Status; st != gen.RequestStatusFAILED {
 			t.Fatalf("first: %s", st)
@@ -38,7 +38,7 @@ func TestQueuedLifecyclesApplyInOrder(t *testing.T) {
 			t.Fatal("the completed destroy left s-2")
 		}
 		// The queue is used up: the next request gets the default lifecycle.
-		third := (*attach(t, s, "s-1", "c-1").JSON202.RequestIds)[0]
+		third := attach(t, s, "s-1", "c-1").JSON202.RequestIDs[0]
 		if st := info(t, s, third).JSON200.Status; st != gen.RequestStatusPENDING {
 			t.Fatalf("third: %s, want PENDING (default lifecycle)", st)
 		}
@@ -59,7 +59,7 @@ func TestBusyVolumeRefusesAnotherRequest(t *testing.T) {
 func TestSetLifecycle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := seeded(t)
-		id := *destroy(t, s, "s-1").JSON202.RequestId
+		id := *destroy(t, s, "s-1").JSON202.RequestID
 		if !s.Engine.SetLifecycle(id, tensorpooltest.Fail(0, 2*time.Second, "changed my mind")) {
 			t.Fatal("SetLifecycle on a request in flight returned false")
 		}
@@ -98,7 +98,7 @@ func TestMalformedLifecyclesPanic(t *testing.T) {
 func TestRetryAfterSecondsRoundUp(t *testing.T) {
 	for d, want := range map[time.Duration]string{0: "0", 1500 * time.Millisecond: "2", time.Minute: "60"} {
 		s := seeded(t, tensorpooltest.WithRetryAfter(d, tensorpooltest.RetryAfterSeconds))
-		id := *destroy(t, s, "s-1").JSON202.RequestId
+		id := *destroy(t, s, "s-1").JSON202.RequestID
 		if got := info(t, s, id).HTTPResponse.Header.Get("Retry-After"); got != want {
 			t.Errorf("Retry-After for %v = %q, want %q", d, got, want)
 		}
@@ -110,7 +110,7 @@ func TestRetryAfterSecondsRoundUp(t *testing.T) {
 func TestRetryAfterHTTPDateRoundsUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := seeded(t, tensorpooltest.WithRetryAfter(1500*time.Millisecond, tensorpooltest.RetryAfterHTTPDate))
-		id := *destroy(t, s, "s-1").JSON202.RequestId
+		id := *destroy(t, s, "s-1").JSON202.RequestID
 		time.Sleep(300 * time.Millisecond) // mid-second: Date is truncated
 		h := info(t, s, id).HTTPResponse.Header
 		ra, err1 := http.ParseTime(h.Get("Retry-After"))
@@ -127,7 +127,7 @@ func TestRetryAfterHTTPDateRoundsUp(t *testing.T) {
 func TestSetRetryAfterSwitchesForm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := seeded(t)
-		id := *destroy(t, s, "s-1").JSON202.RequestId
+		id := *destroy(t, s, "s-1").JSON202.RequestID
 		if got := info(t, s, id).HTTPResponse.Header.Get("Retry-After"); got != "2" {
 			t.Fatalf("default Retry-After %q, want \"2\"", got)
 		}
@@ -145,7 +145,7 @@ func TestSetRetryAfterSwitchesForm(t *testing.T) {
 
 func TestRetryAfterOmitted(t *testing.T) {
 	s := seeded(t, tensorpooltest.WithRetryAfter(time.Second, tensorpooltest.RetryAfterOmitted))
-	id := *destroy(t, s, "s-1").JSON202.RequestId
+	id := *destroy(t, s, "s-1").JSON202.RequestID
 	resp := info(t, s, id)
 	if resp.JSON200.Status.Valid() && resp.JSON200.Status == gen.RequestStatusPENDING {
 		if _, ok := resp.HTTPResponse.Header["Retry-After"]; ok {
@@ -185,7 +185,7 @@ func TestLifecyclesAreCopied(t *testing.T) {
 				if tc.before != nil {
 					tc.before(t, s, l)
 				}
-				id := *destroy(t, s, "s-1").JSON202.RequestId
+				id := *destroy(t, s, "s-1").JSON202.RequestID
 				if tc.after != nil {
 					tc.after(t, s, l)
 				}
@@ -222,7 +222,7 @@ func TestRetryAfterMisusePanics(t *testing.T) {
 func TestRetryAfterHTTPDateBounds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 1<<62)))
-		id := *destroy(t, s, "s-1").JSON202.RequestId
+		id := *destroy(t, s, "s-1").JSON202.RequestID
 		for _, d := range []time.Duration{0, 1, time.Second, time.Second + 1, 90 * time.Minute, 1<<63 - 1} {
 			for _, into := range []time.Duration{0, 999 * time.Millisecond} {
 				time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + into)))

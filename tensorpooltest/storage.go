@@ -182,18 +182,18 @@ func (e *Engine) storageAttach(c *call) *result {
 	}
 	// The seed: "Storage ID to attach (must start with 's-')"; a bad id is
 	// a 400 "Invalid request", since the schema itself has no pattern.
-	if !strings.HasPrefix(req.StorageId, "s-") {
-		return errorResult(http.StatusBadRequest, "Invalid request: storage id %q must start with 's-'", req.StorageId)
+	if !strings.HasPrefix(req.StorageID, "s-") {
+		return errorResult(http.StatusBadRequest, "Invalid request: storage id %q must start with 's-'", req.StorageID)
 	}
-	s, ok := e.storages[req.StorageId]
+	s, ok := e.storages[req.StorageID]
 	if !ok {
-		return errorResult(http.StatusNotFound, "Storage %s not found", req.StorageId)
+		return errorResult(http.StatusNotFound, "Storage %s not found", req.StorageID)
 	}
 	var targets []*cluster
-	for i, id := range req.ClusterIds {
+	for i, id := range req.ClusterIDs {
 		// Guess: a cluster listed twice is an invalid request (the vendored
 		// spec allows one id; a bigger spec may allow more).
-		if slices.Contains(req.ClusterIds[:i], id) {
+		if slices.Contains(req.ClusterIDs[:i], id) {
 			return errorResult(http.StatusBadRequest, "Invalid request: cluster %s listed twice", id)
 		}
 		cl, ok := e.clusters[id]
@@ -238,13 +238,13 @@ func (e *Engine) storageAttach(c *call) *result {
 		}
 		ids = append(ids, r.id)
 	}
-	clusterIDs := slices.Clone(req.ClusterIds)
+	clusterIDs := slices.Clone(req.ClusterIDs)
 	return jsonResult(http.StatusAccepted, gen.StorageAttachRestResponse{
-		StorageId:  s.ID,
-		ClusterIds: &clusterIDs,
-		RequestIds: &ids,
+		StorageID:  s.ID,
+		ClusterIDs: clusterIDs,
+		RequestIDs: ids,
 		// Guess: wording; the seed only says "Storage attachment initiated".
-		Message: fmt.Sprintf("Storage attachment initiated; attaching restarts all nodes of %s", strings.Join(req.ClusterIds, ", ")),
+		Message: fmt.Sprintf("Storage attachment initiated; attaching restarts all nodes of %s", strings.Join(req.ClusterIDs, ", ")),
 	})
 }
 
@@ -287,8 +287,8 @@ func (e *Engine) storageDestroy(c *call) *result {
 	}
 	rid := r.id
 	return jsonResult(http.StatusAccepted, gen.StorageDestroyRestResponse{
-		StorageId: id,
-		RequestId: &rid,
+		StorageID: id,
+		RequestID: &rid,
 		Message:   "Storage destruction initiated",
 	})
 }

@@ -47,7 +47,7 @@ func (e *FailedError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrFailed.Error()
 	}
-	msg := fmt.Sprintf("wait: request %q (%s) failed", e.Info.RequestId, e.Info.RequestType)
+	msg := fmt.Sprintf("wait: request %q (%s) failed", e.Info.RequestID, e.Info.RequestType)
 	if m := message(e.Info); m != "" {
 		msg += ": " + m
 	}

@@ -75,7 +75,7 @@ func Example() {
 		fmt.Println("error:", err)
 		return
 	}
-	fmt.Println(info.RequestId, info.Status)
+	fmt.Println(info.RequestID, info.Status)
 	// Output: r-1 COMPLETED
 }
 
@@ -87,20 +87,20 @@ func ExamplePoller_WaitAll() {
 		"r-b": {"PROCESSING", "PROCESSING", "COMPLETED"},
 	})
 	ctx := context.Background()
-	attach, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachJSONRequestBody{StorageId: "s-1", ClusterIds: []string{"c-1"}})
-	if err != nil || attach.JSON202 == nil || attach.JSON202.RequestIds == nil {
+	attach, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachJSONRequestBody{StorageID: "s-1", ClusterIDs: []string{"c-1"}})
+	if err != nil || attach.JSON202 == nil || len(attach.JSON202.RequestIDs) == 0 {
 		fmt.Println("attach failed:", err)
 		return
 	}
 	destroy, err := c.StorageDestroyWithResponse(ctx, "s-2")
-	if err != nil || destroy.JSON202 == nil || destroy.JSON202.RequestId == nil {
+	if err != nil || destroy.JSON202 == nil || destroy.JSON202.RequestID == nil {
 		fmt.Println("destroy failed:", err)
 		return
 	}
-	ids := append(*attach.JSON202.RequestIds, *destroy.JSON202.RequestId)
+	ids := append(attach.JSON202.RequestIDs, *destroy.JSON202.RequestID)
 	infos, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).WaitAll(ctx, ids...)
 	for _, info := range infos {
-		fmt.Println(info.RequestId, info.Status)
+		fmt.Println(info.RequestID, info.Status)
 	}
 	fmt.Println("error:", err)
 	// Output:

@@ -113,7 +113,7 @@ func (f *fake) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Status = http.StatusText(resp.StatusCode)
 	body := r.body
 	if body == "" && resp.StatusCode == http.StatusOK {
-		info := gen.RequestInfoResponse{RequestId: id, RequestType: gen.RequestTypeSTORAGEATTACH,
+		info := gen.RequestInfoResponse{RequestID: id, RequestType: gen.RequestTypeSTORAGEATTACH,
 			Status: r.status, CreatedAt: "2000-01-01T00:00:00Z"}
 		if r.msg != "" {
 			info.ExternalMessage = &r.msg

@@ -37,13 +37,13 @@ func newReadmeClient(t *testing.T, opts ...tensorpooltest.Option) (*gen.ClientWi
 
 func attachThenDestroy(ctx context.Context, c *gen.ClientWithResponses) ([]*gen.RequestInfoResponse, *gen.RequestInfoResponse, error) {
 	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId: "s-1", ClusterIds: []string{"c-1"},
+		StorageID: "s-1", ClusterIDs: []string{"c-1"},
 	}))
 	if err != nil {
 		return nil, nil, err
 	}
 	p := wait.New(c) // polls GET /request/info/{request_id}, honouring Retry-After
-	infos, err := p.WaitAll(ctx, *resp.JSON202.RequestIds...)
+	infos, err := p.WaitAll(ctx, resp.JSON202.RequestIDs...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,7 +52,7 @@ func attachThenDestroy(ctx context.Context, c *gen.ClientWithResponses) ([]*gen.
 	if err != nil {
 		return nil, nil, err
 	}
-	info, err := p.Wait(ctx, *destroyed.JSON202.RequestId)
+	info, err := p.Wait(ctx, *destroyed.JSON202.RequestID)
 	return infos, info, err
 }
 
@@ -87,12 +87,12 @@ func TestReadmeProgressAndErrors(t *testing.T) {
 		c, engine := newReadmeClient(t)
 		engine.QueueLifecycles(tensorpooltest.Fail(time.Second, 4*time.Second, "No capacity in region"))
 		resp, err := tensorpool.Check(c.StorageAttachWithResponse(t.Context(), gen.StorageAttachRestRequest{
-			StorageId: "s-1", ClusterIds: []string{"c-1"},
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
 		}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := (*resp.JSON202.RequestIds)[0]
+		id := resp.JSON202.RequestIDs[0]
 		var lines strings.Builder
 		log.SetOutput(&lines)
 		log.SetFlags(0)
@@ -127,12 +127,12 @@ func TestReadmeDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, engine := newReadmeClient(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(time.Hour, time.Hour)))
 		resp, err := tensorpool.Check(c.StorageAttachWithResponse(t.Context(), gen.StorageAttachRestRequest{
-			StorageId: "s-1", ClusterIds: []string{"c-1"},
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
 		}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		requestID := (*resp.JSON202.RequestIds)[0]
+		requestID := resp.JSON202.RequestIDs[0]
 		p := wait.New(c)
 		var lines strings.Builder
 		log.SetOutput(&lines)
@@ -161,12 +161,12 @@ func TestReadmeStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, _ := newReadmeClient(t)
 		resp, err := tensorpool.Check(c.StorageAttachWithResponse(t.Context(), gen.StorageAttachRestRequest{
-			StorageId: "s-1", ClusterIds: []string{"c-1"},
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
 		}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		requestID := (*resp.JSON202.RequestIds)[0]
+		requestID := resp.JSON202.RequestIDs[0]
 		p := wait.New(c)
 		var requeues []time.Duration
 		var prev *wait.Step // keep it in your reconciler's state between calls

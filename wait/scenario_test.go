@@ -90,7 +90,7 @@ func (e *simEngine) RoundTrip(req *http.Request) (*http.Response, error) {
 			e.seen[id] = now
 		}
 	}
-	body, _ := json.Marshal(gen.RequestInfoResponse{RequestId: id, Status: st, RequestType: gen.RequestTypeSTORAGEATTACH})
+	body, _ := json.Marshal(gen.RequestInfoResponse{RequestID: id, Status: st, RequestType: gen.RequestTypeSTORAGEATTACH})
 	if e.sc.fault != nil {
 		if code := e.sc.fault(e.polls[id]); code != 0 {
 			resp.StatusCode, body = code, []byte(`{"detail":"busy"}`)

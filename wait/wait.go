@@ -26,7 +26,7 @@ const (
 // Client is the one method of the generated client a Poller uses. Both
 // *gen.Client and *gen.ClientWithResponses implement it.
 type Client interface {
-	GetRequestInfo(ctx context.Context, requestId string, reqEditors ...gen.RequestEditorFn) (*http.Response, error)
+	GetRequestInfo(ctx context.Context, requestID string, reqEditors ...gen.RequestEditorFn) (*http.Response, error)
 }
 
 // Poller polls GET /request/info/{request_id}. It is safe for concurrent use;

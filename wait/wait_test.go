@@ -517,7 +517,7 @@ func TestWaitAllEachOnItsOwnSchedule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(infos) != 3 || infos[0].RequestId != "slow" || infos[1].RequestId != "fast" || infos[2] != infos[0] {
+		if len(infos) != 3 || infos[0].RequestID != "slow" || infos[1].RequestID != "fast" || infos[2] != infos[0] {
 			t.Errorf("results not in input order: %+v", infos)
 		}
 		checkGaps(t, f.gaps("fast"), 2*time.Second, 2*time.Second, 2*time.Second, 2*time.Second)
@@ -540,7 +540,7 @@ func TestWaitAllCollectsAllByDefault(t *testing.T) {
 		infos, err := f.poller(t, 0).WaitAll(t.Context(), "a", "b", "c")
 		var fe *FailedError
 		var apiErr *tensorpool.APIError
-		if !errors.As(err, &fe) || fe.Info.RequestId != "b" || !errors.As(err, &apiErr) || apiErr.StatusCode != 403 {
+		if !errors.As(err, &fe) || fe.Info.RequestID != "b" || !errors.As(err, &apiErr) || apiErr.StatusCode != 403 {
 			t.Fatalf("err = %v; want b's *FailedError joined with c's 403", err)
 		}
 		if infos[0].Status != gen.RequestStatusCOMPLETED || infos[1].Status != gen.RequestStatusFAILED || infos[2].Status != gen.RequestStatusPROCESSING {
@@ -588,7 +588,7 @@ func TestWaitAllFailFast(t *testing.T) {
 			}
 		}
 		var fe *FailedError
-		if !errors.As(errs[2], &fe) || fe.Info.RequestId != "bad" || errors.Is(errs[2], ErrStopped) {
+		if !errors.As(errs[2], &fe) || fe.Info.RequestID != "bad" || errors.Is(errs[2], ErrStopped) {
 			t.Errorf("error 2 = %v; want bad's *FailedError", errs[2])
 		}
 		if infos[0].Status != gen.RequestStatusPROCESSING || infos[1].Status != gen.RequestStatusPROCESSING ||

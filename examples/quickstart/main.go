@@ -273,15 +273,12 @@ func (d *demo) step(n int, title string) { fmt.Fprintf(d.out, "\n%d. %s\n", n, t
 
 func (d *demo) attach(ctx context.Context, storage, cluster string) ([]string, error) {
 	resp, err := tensorpool.Check(d.client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageId: storage, ClusterIds: []string{cluster},
+		StorageID: storage, ClusterIDs: []string{cluster},
 	}))
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	if resp.JSON202.RequestIds != nil {
-		ids = *resp.JSON202.RequestIds
-	}
+	ids := resp.JSON202.RequestIDs
 	fmt.Fprintf(d.out, "   POST /storage/attach %s -> %s: %d %s, request_ids %v\n",
 		storage, cluster, resp.StatusCode(), resp.JSON202.Message, ids)
 	return ids, nil
@@ -293,10 +290,10 @@ func (d *demo) destroy(ctx context.Context, storage string) error {
 		return err
 	}
 	fmt.Fprintf(d.out, "   DELETE /storage/%s: %d %s\n", storage, resp.StatusCode(), resp.JSON202.Message)
-	if resp.JSON202.RequestId == nil {
+	if resp.JSON202.RequestID == nil {
 		return nil // nothing to wait for
 	}
-	return d.waitAll(ctx, []string{*resp.JSON202.RequestId})
+	return d.waitAll(ctx, []string{*resp.JSON202.RequestID})
 }
 
 // waitAll waits for ids with live progress and reports how long it took.

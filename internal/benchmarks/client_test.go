@@ -33,10 +33,10 @@ func recordRequestInfo(tb testing.TB) recorded {
 	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-bench"})
 	ctx := context.Background()
 	d, err := srv.Client.StorageDestroyWithResponse(ctx, "s-bench")
-	if err != nil || d.JSON202 == nil || d.JSON202.RequestId == nil {
+	if err != nil || d.JSON202 == nil || d.JSON202.RequestID == nil {
 		tb.Fatalf("storage destroy: %v (status %d)", err, d.StatusCode())
 	}
-	id := *d.JSON202.RequestId
+	id := *d.JSON202.RequestID
 	resp, err := srv.Client.GetRequestInfo(ctx, id)
 	if err != nil {
 		tb.Fatal(err)

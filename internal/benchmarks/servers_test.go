@@ -55,10 +55,10 @@ func newEngineRequests(tb tensorpooltest.TB, start hint, ls []tensorpooltest.Lif
 		sid := fmt.Sprintf("s-%d", i)
 		e.AddStorage(tensorpooltest.Storage{ID: sid})
 		r, err := c.StorageDestroyWithResponse(context.Background(), sid)
-		if err != nil || r.JSON202 == nil || r.JSON202.RequestId == nil {
+		if err != nil || r.JSON202 == nil || r.JSON202.RequestID == nil {
 			tb.Fatalf("storage destroy: %v (status %d)", err, r.StatusCode())
 		}
-		ids[i] = *r.JSON202.RequestId
+		ids[i] = *r.JSON202.RequestID
 	}
 	return engineBackend{e}, ids
 }
