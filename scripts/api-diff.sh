@@ -27,7 +27,7 @@
 # change in behaviour; oasdiff (scripts/spec-diff.sh) covers the wire.
 #
 # API_DIFF_LIST=<file> also writes one line per change, tab-separated:
-# <package> <incompatible|compatible> <change> <acknowledgement reason or ->,
+# <package> <incompatible|compatible|broken> <change> <acknowledgement reason or ->,
 # for scripts/update-spec.sh's report and CHANGELOG draft.
 #
 # gorelease is not used: it asks the module proxy for the base version,
@@ -101,7 +101,8 @@ mkdir "$tmp/base" "$tmp/old" "$tmp/new"
 git archive "$base" | tar -x -C "$tmp/base"
 module=$($GO list -m)
 
-# export <tree> <dir> <out>: export data of the package in <dir>; 1 if <tree> has no such package.
+# export_data <tree> <dir> <out>: export data of the package in <dir>;
+# status 1 if <tree> has no such package, 3 if it does not build there.
 export_data() {
 	local tree=$1 dir=$2 out=$3
 	if ! compgen -G "$tree/$dir/*.go" >/dev/null; then
@@ -109,20 +110,36 @@ export_data() {
 	fi
 	local ip=$module
 	[ "$dir" = . ] || ip=$module/$dir
-	if ! (cd "$tree" && "$tmp/apidiff" -w "$out" "$ip") 2>"$tmp/err"; then
-		echo >&2 "api-diff: cannot read the API of $ip in $tree: $(cat "$tmp/err")"
-		exit 2
+	if ! (cd "$tree" && "$tmp/apidiff" -w "$out" "$ip") >"$tmp/err" 2>&1; then
+		return 3
 	fi
 }
 
 list=$tmp/list
 : >"$list"
+broken=()
 echo "== Go API changes from $base_arg ($(git rev-parse --short "$base")) to the working tree (apidiff; renamed parameters are not reported)"
 for p in "${packages[@]}"; do
 	dir=${p%%:*} name=${p#*:}
-	has_old=1 has_new=1
-	export_data "$tmp/base" "$dir" "$tmp/old/$name" || has_old=0
-	export_data "$PWD" "$dir" "$tmp/new/$name" || has_new=0
+	has_old=1 has_new=1 st=0
+	export_data "$tmp/base" "$dir" "$tmp/old/$name" || st=$?
+	if [ $st = 3 ]; then
+		echo >&2 "api-diff: cannot read the API of $name at $base_arg: $(cat "$tmp/err")"
+		exit 2
+	fi
+	[ $st = 0 ] || has_old=0
+	st=0
+	export_data "$PWD" "$dir" "$tmp/new/$name" || st=$?
+	if [ $st = 3 ]; then
+		# Typically a hand-written package that uses a gen/ identifier the
+		# regeneration removed: exactly what importers would see.
+		echo "$name: DOES NOT BUILD in the working tree:"
+		sed 's/^/  /' "$tmp/err" | head -n 20
+		broken+=("$name")
+		printf '%s\tbroken\t%s\t-\n' "$name" "does not build in the working tree" >>"$list"
+		continue
+	fi
+	[ $st = 0 ] || has_new=0
 	if [ $has_old = 0 ] && [ $has_new = 0 ]; then
 		continue
 	elif [ $has_old = 0 ]; then
@@ -156,10 +173,13 @@ fi
 
 incompatible=0 compatible=0 unacked=()
 while IFS=$'\t' read -r name kind change reason; do
-	if [ "$kind" = compatible ]; then
+	case $kind in
+	compatible)
 		compatible=$((compatible + 1))
 		continue
-	fi
+		;;
+	broken) continue ;;
+	esac
 	incompatible=$((incompatible + 1))
 	if [ "$reason" = - ]; then
 		unacked+=("$name $change")
@@ -182,9 +202,17 @@ fi
 summary="api-diff: $incompatible incompatible, $compatible compatible change(s): the Go API change alone implies a $bump version bump$note"
 
 echo "== Incompatible changes not acknowledged in $ack"
-if [ ${#unacked[@]} -gt 0 ]; then
-	printf '%s\n' "${unacked[@]}"
+if [ ${#unacked[@]} -gt 0 ] || [ ${#broken[@]} -gt 0 ]; then
+	if [ ${#unacked[@]} -gt 0 ]; then
+		printf '%s\n' "${unacked[@]}"
+	fi
 	echo "$summary"
+	if [ ${#broken[@]} -gt 0 ]; then
+		echo >&2 "api-diff: FAIL: ${broken[*]} no longer build(s) against the working tree (above): its API cannot be compared, and code like it that imports gen breaks the same way."
+	fi
+	if [ ${#unacked[@]} -eq 0 ]; then
+		exit 1
+	fi
 	echo >&2 "api-diff: FAIL: ${#unacked[@]} incompatible Go API change(s) above break code that imports these packages. If that is intended, acknowledge each in $ack (one line each: the package, the change as printed, 'reason: <why>'); otherwise change oapi-codegen.overlay.yaml (x-go-name) or the code so the old names stay."
 	exit 1
 fi
