@@ -142,7 +142,7 @@ for p in "${packages[@]}"; do
 		# Typically a hand-written package that uses a gen/ identifier the
 		# regeneration removed: exactly what importers would see.
 		echo "$name: DOES NOT BUILD in the working tree:"
-		sed 's/^/  /' "$tmp/err" | head -n 20
+		sed "s|$PWD/||; s/^/  /" "$tmp/err" | awk '!seen[$0]++' | head -n 20
 		broken+=("$name")
 		printf '%s\tbroken\t%s\t-\n' "$name" "does not build in the working tree" >>"$list"
 		continue
@@ -163,7 +163,7 @@ for p in "${packages[@]}"; do
 	fi
 	echo "$name:"
 	echo "$report" | sed 's/^/  /'
-	kind= policy=0
+	kind='' policy=0
 	while IFS= read -r l; do
 		case $l in
 		"Incompatible changes:") kind=incompatible ;;
@@ -209,7 +209,7 @@ if [ "$incompatible" -gt 0 ]; then
 elif [ "$compatible" -gt 0 ]; then
 	bump=minor
 else
-	bump=patch
+	bump='patch'
 fi
 note=
 if [ "$bump" = major ] && ! git tag --list 'v[1-9]*' | grep -q .; then

@@ -66,7 +66,7 @@ GO=$GO API_DIFF_LIST=$goapi ./scripts/api-diff.sh HEAD || api=$?
 
 # The semver bump of the whole change (see the rule at the top).
 has() { awk -F'\t' -v k="$2" '$2 == k { f = 1 } END { exit !f }' "$1"; }
-bump=patch
+bump='patch'
 if grep -q -E '^(error|warning|info) ' "$wire" || has "$goapi" compatible; then
 	bump=minor
 fi
