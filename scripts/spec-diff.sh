@@ -11,6 +11,9 @@
 #
 # REV=<file> compares against that file instead of ./openapi.json (update-spec
 # uses it to report on a fetched spec before writing it; REV_LABEL names it).
+# SPEC_DIFF_LIST=<file> also writes every change, one line each (oasdiff's
+# singleline format), and <file>.breaking the unacknowledged breaking ones,
+# for update-spec's CHANGELOG draft and its list of what needs a human.
 #
 # It prints every change (oasdiff changelog), then the breaking ones that are
 # not acknowledged in openapi.acknowledged-breaking.txt, and exits 1 if there
@@ -88,6 +91,10 @@ echo "== Changes from $base_name to ${rev_label:-$rev}"
 if ! oasdiff changelog "${flags[@]}" "$tmp/before/openapi.json" "$rev"; then
 	echo >&2 "spec-diff: oasdiff cannot compare the two documents (above)."
 	exit 2
+fi
+if [ -n "${SPEC_DIFF_LIST:-}" ]; then
+	oasdiff changelog "${flags[@]}" -f singleline "$tmp/before/openapi.json" "$rev" >"$SPEC_DIFF_LIST"
+	oasdiff breaking "${flags[@]}" --err-ignore "$tmp/ack" -f singleline "$tmp/before/openapi.json" "$rev" >"$SPEC_DIFF_LIST.breaking"
 fi
 echo "== Breaking changes not acknowledged in $ack (errors fail the gate, warnings do not)"
 if ! oasdiff breaking "${flags[@]}" --err-ignore "$tmp/ack" --fail-on ERR "$tmp/before/openapi.json" "$rev"; then

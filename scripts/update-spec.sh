@@ -7,12 +7,27 @@
 # 2. print the changes against the vendored openapi.json, breaking ones
 #    first-class (scripts/spec-diff.sh, oasdiff pinned in tools/oasdiff);
 # 3. write openapi.json and regenerate gen/ (make generate);
-# 4. run the checks: `make $SPEC_CHECKS` (default: check; empty: none).
+# 4. print the Go API changes of the regenerated tree against HEAD
+#    (scripts/api-diff.sh, apidiff pinned in tools/apidiff) and the semver
+#    bump the whole change implies;
+# 5. write a draft entry under "## [Unreleased]" in CHANGELOG.md;
+# 6. run the checks: `make $SPEC_CHECKS` (default: check; empty: none);
+# 7. print ONE list of what still needs a human, by name: unacknowledged
+#    breaking changes (wire and Go), operations without a contract test in
+#    tensorpooltest or without a generated client method, new response enum
+#    values, the CHANGELOG draft.
 #
 # Unacknowledged breaking changes do not stop the update (you need the new
 # files to judge them), but they make it exit 1 after a summary, and `make
-# check` (its spec-diff step) keeps failing until they are acknowledged or the
-# old spec is restored.
+# check` (its spec-diff and api-diff steps) keeps failing until they are
+# acknowledged or the old spec is restored.
+#
+# The version rule (README, "Versioning"): a break of either the wire
+# contract (an oasdiff error) or the Go API (an apidiff incompatible change)
+# is a MAJOR bump, released as a MINOR one while the module is v0 (no v1+
+# tag); any other reported change is a minor bump; nothing reported, a patch.
+# To cut a release: move the [Unreleased] entries of CHANGELOG.md under
+# "## [X.Y.Z] - YYYY-MM-DD", commit, tag vX.Y.Z on that commit, push the tag.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 spec=${SPEC:-https://engine.tensorpool.dev/openapi.json}
@@ -31,7 +46,8 @@ if cmp -s "$tmp/openapi.json" openapi.json; then
 fi
 
 breaking=0
-REV="$tmp/openapi.json" REV_LABEL="$spec" ./scripts/spec-diff.sh openapi.json || breaking=$?
+wire=$tmp/wire.txt # every wire change, oasdiff singleline; $wire.breaking: the unacknowledged ones
+SPEC_DIFF_LIST=$wire REV="$tmp/openapi.json" REV_LABEL="$spec" ./scripts/spec-diff.sh openapi.json || breaking=$?
 if [ "$breaking" -gt 1 ]; then
 	exit "$breaking" # the diff itself failed (bad acknowledgement file, unreadable spec)
 fi
@@ -43,20 +59,134 @@ if ! $MAKE generate; then
 	exit 1
 fi
 
+goapi=$tmp/go.tsv # <package> <incompatible|compatible|broken> <change> <reason or ->
+: >"$goapi"
+api=0
+GO=$GO API_DIFF_LIST=$goapi ./scripts/api-diff.sh HEAD || api=$?
+
+# The semver bump of the whole change (see the rule at the top).
+has() { awk -F'\t' -v k="$2" '$2 == k { f = 1 } END { exit !f }' "$1"; }
+bump='patch'
+if grep -q -E '^(error|warning|info) ' "$wire" || has "$goapi" compatible; then
+	bump=minor
+fi
+if grep -q -E '^error ' "$wire" || has "$goapi" incompatible; then
+	bump=major
+fi
+echo "== Version"
+if [ "$bump" = major ] && ! git tag --list 'v[1-9]*' | grep -q .; then
+	echo "update-spec: a breaking change (wire or Go API): a MAJOR bump by semver, but the module is v0 (no v1+ tag), so the next release is a MINOR bump (v0.x.y -> v0.(x+1).0)."
+else
+	echo "update-spec: the change implies a $bump version bump."
+fi
+
+# plain <singleline oasdiff change>: "<level>\t<what, in plain words>\t<section>"
+plain() {
+	sed -n -E 's/^(error|warning|info) at [^,]*, in (.*) \[([a-z0-9-]+)\]\.( .*)?$/\1\t\2\t\3/p' |
+		while IFS=$'\t' read -r level what id; do
+			case $id in
+			*deprecat*) section=Deprecated ;;
+			*removed*) section=Removed ;;
+			*added* | new-*) section=Added ;;
+			*) section=Changed ;;
+			esac
+			if [[ $what =~ ^API\ ([A-Z]+\ [^ ]+)\ (.*)$ ]]; then
+				what="\`${BASH_REMATCH[1]}\`: ${BASH_REMATCH[2]}"
+			fi
+			printf '%s\t%s\t%s\n' "$level" "$what" "$section"
+		done
+}
+
+# The CHANGELOG.md draft, Keep a Changelog sections, under [Unreleased].
+draft=$tmp/draft.md
+{
+	echo "<!-- Draft written by make update-spec on $(date -u +%F) from $spec: reword, merge into the"
+	echo "     sections of [Unreleased], then delete this comment. Implied bump: $bump$([ "$bump" = major ] && ! git tag --list 'v[1-9]*' | grep -q . && echo ' (a minor bump while v0)'). -->"
+	for section in Added Changed Deprecated Removed; do
+		items=$(
+			plain <"$wire" | awk -F'\t' -v s="$section" '$3 == s { printf "- API: %s%s.\n", ($1 == "error" ? "**breaking**: " : ""), $2 }'
+			awk -F'\t' -v s="$section" '{
+				sec = "Changed"
+				if ($3 ~ /: added$/) sec = "Added"
+				if ($3 ~ /: removed$/) sec = "Removed"
+				i = index($3, ": ")
+				if (sec == s) printf "- Go: %s`%s.%s`: %s.\n", ($2 == "incompatible" ? "**breaking**: " : ""), $1, substr($3, 1, i - 1), substr($3, i + 2)
+			}' "$goapi"
+		)
+		if [ -n "$items" ]; then
+			printf '### %s\n\n%s\n\n' "$section" "$items"
+		fi
+	done
+} >"$draft"
+if [ ! -f CHANGELOG.md ]; then
+	printf '# Changelog\n\n## [Unreleased]\n' >CHANGELOG.md
+fi
+if ! grep -q '^## \[Unreleased\]' CHANGELOG.md; then
+	awk 'NR == 1 { print; print ""; print "## [Unreleased]"; next } { print }' CHANGELOG.md >"$tmp/cl" && cp "$tmp/cl" CHANGELOG.md
+fi
+awk -v draft="$draft" '{ print } /^## \[Unreleased\]/ && !done { print ""; while ((getline l < draft) > 0) print l; done = 1 }' CHANGELOG.md >"$tmp/cl"
+cp "$tmp/cl" CHANGELOG.md
+echo "== CHANGELOG.md: draft entry written under [Unreleased]"
+cat "$draft"
+
 checked=0
 if [ -n "$checks" ]; then
 	echo "== make $checks"
 	$MAKE -k $checks || checked=$? # -k: one failing check does not hide the others
 fi
 
+# What still needs a human, by name, in one list.
+needs=()
+while IFS=$'\t' read -r level what _; do
+	case $level in
+	error) needs+=("breaking wire change not acknowledged in openapi.acknowledged-breaking.txt: $what") ;;
+	warning) needs+=("wire change to check callers against (code that switches on a new enum value needs a default branch): $what") ;;
+	esac
+done < <(plain <"$wire.breaking" 2>/dev/null)
+while IFS=$'\t' read -r name kind change reason; do
+	if [ "$kind" = incompatible ] && [ "$reason" = - ]; then
+		needs+=("incompatible Go API change not acknowledged in go-api.acknowledged-breaking.txt: $name $change")
+	elif [ "$kind" = broken ]; then
+		needs+=("package $name does not build against the regenerated gen/ (api-diff output above): update it, or keep the old Go names with x-go-name in oapi-codegen.overlay.yaml")
+	fi
+done <"$goapi"
+if [ "$api" -gt 1 ]; then
+	needs+=("the Go API could not be compared (api-diff output above): does the regenerated tree build?")
+fi
+# coverage <package> <test> <prefix>: the operations the test names, after prefix.
+coverage() {
+	local out
+	if out=$($GO test -count=1 -run "^$2\$" "$1" 2>&1); then
+		return
+	fi
+	if ! grep -q -F "$3" <<<"$out"; then
+		needs+=("$2 ($1) fails for a reason other than a missing operation: $(head -c 2000 <<<"$out")")
+		return
+	fi
+	while IFS= read -r op; do
+		needs+=("$4: $op")
+	done < <(sed -n "s/.*$3 *//p" <<<"$out")
+}
+coverage ./tensorpooltest TestEveryOperationHasAContractTest "operation without a contract test:" "no contract test in tensorpooltest (add cases to tensorpooltest/contract_test.go, and a handler to the engine)"
+coverage . TestEveryOperationHasAClientMethod "operation without a generated client method:" "no generated client method (oapi-codegen.overlay.yaml?)"
+if [ "$checked" -ne 0 ]; then
+	needs+=("'make $checks' fails on the new spec (above)")
+fi
+needs+=("CHANGELOG.md: the draft under [Unreleased] (reword it, merge it into the sections)")
+echo "== Needs a human (${#needs[@]})"
+printf -- '- %s\n' "${needs[@]}"
+
 echo "== Summary"
 if [ "$breaking" -ne 0 ]; then
 	echo "update-spec: openapi.json and gen/ are updated, with breaking changes (above) that openapi.acknowledged-breaking.txt does not acknowledge; CI fails until each is acknowledged with a reason, or the old spec is restored (git checkout openapi.json gen)."
 fi
+if [ "$api" -ne 0 ]; then
+	echo "update-spec: the regenerated gen/ breaks the Go API (above) without an acknowledgement in go-api.acknowledged-breaking.txt; CI fails until each is acknowledged with a reason, the overlay keeps the old names (x-go-name), or the old spec is restored."
+fi
 if [ "$checked" -ne 0 ]; then
 	echo "update-spec: 'make $checks' fails on the new spec (above)."
 fi
-if [ "$breaking" -ne 0 ] || [ "$checked" -ne 0 ]; then
+if [ "$breaking" -ne 0 ] || [ "$api" -ne 0 ] || [ "$checked" -ne 0 ]; then
 	exit 1
 fi
-echo "update-spec: openapi.json and gen/ are updated and the checks pass. Review 'git diff', add contract tests for new operations, commit."
+echo "update-spec: openapi.json, gen/ and CHANGELOG.md are updated and the checks pass. Review 'git diff', see the list above, commit."

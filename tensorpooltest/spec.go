@@ -62,6 +62,7 @@ func buildSpec(data []byte) (*spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tensorpooltest: loading OpenAPI document: %w", err)
 	}
+	original := mergeTemplateTwins(doc)
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("tensorpooltest: invalid OpenAPI document: %w", err)
 	}
@@ -88,7 +89,7 @@ func buildSpec(data []byte) (*spec, error) {
 		for _, method := range slices.SortedFunc(maps.Keys(ops), compareMethods) {
 			op := ops[method]
 			s.routes = append(s.routes, &route{
-				key:    method + " " + path,
+				key:    method + " " + cmp.Or(original[op], path),
 				re:     re,
 				params: params,
 				kr:     &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
@@ -96,6 +97,70 @@ func buildSpec(data []byte) (*spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// mergeTemplateTwins normalises the template names of paths that differ
+// only in them. FastAPI emits such twins when two routes of one resource
+// name their parameter differently (GET /x/{id} beside PATCH
+// /x/{attempt_id}); the server routes both, but kin-openapi's validation
+// (and its routers) reject them as conflicting paths, which would stop the
+// engine from loading the whole document. The operations of every twin move
+// to the first path of the group in sorted order, their path parameters
+// renamed by position to that path's names (copies: a $ref'd parameter is
+// shared), so requests validate as before. Each moved operation keeps its
+// own template in the engine's operation key (the returned map), so
+// InjectFault and Calls take the path as the document writes it. An
+// operation whose method the first path already has is dropped: one URL and
+// method can reach only one of them.
+func mergeTemplateTwins(doc *openapi3.T) map[*openapi3.Operation]string {
+	groups := map[string][]string{}
+	for _, path := range doc.Paths.Keys() {
+		norm := templateParam.ReplaceAllString(path, "{}")
+		groups[norm] = append(groups[norm], path)
+	}
+	original := map[*openapi3.Operation]string{}
+	for _, paths := range groups {
+		if len(paths) < 2 {
+			continue
+		}
+		slices.Sort(paths)
+		first := doc.Paths.Value(paths[0])
+		names := templateNames(paths[0])
+		for _, path := range paths[1:] {
+			twin := doc.Paths.Value(path)
+			rename := map[string]string{}
+			for i, name := range templateNames(path) {
+				rename[name] = names[i]
+			}
+			for method, op := range twin.Operations() {
+				if first.GetOperation(method) != nil {
+					continue
+				}
+				moved := *op
+				moved.Parameters = nil
+				for _, p := range append(slices.Clone(twin.Parameters), op.Parameters...) {
+					if p != nil && p.Value != nil && p.Value.In == openapi3.ParameterInPath {
+						v := *p.Value
+						v.Name = cmp.Or(rename[v.Name], v.Name)
+						p = &openapi3.ParameterRef{Value: &v}
+					}
+					moved.Parameters = append(moved.Parameters, p)
+				}
+				first.SetOperation(method, &moved)
+				original[&moved] = path
+			}
+			doc.Paths.Delete(path)
+		}
+	}
+	return original
+}
+
+func templateNames(path string) []string {
+	var names []string
+	for _, m := range templateParam.FindAllStringSubmatch(path, -1) {
+		names = append(names, m[1])
+	}
+	return names
 }
 
 // methodOrder is the order of the Path Item Object's fields in the OpenAPI

@@ -70,3 +70,45 @@ func TestMethodsOfAPathInAFixedOrder(t *testing.T) {
 		}
 	}
 }
+
+// FastAPI writes paths that differ only in their template names (GET
+// /x/{id} beside PATCH /x/{attempt_id}), which kin-openapi rejects as
+// conflicting. The engine loads such a document: it keeps each operation's
+// key as the document writes it, validates requests to both twins with
+// their own parameter schemas, and still serves the seed operations.
+func TestTemplateTwinsLoad(t *testing.T) {
+	doc := specWith(t, func(doc map[string]any) {
+		paths := obj(doc["paths"])
+		destroy := obj(obj(paths["/storage/{storage_id}"])["delete"])
+		twin := func(method, param string) map[string]any {
+			op := maps.Clone(destroy)
+			op["operationId"] = "twin_" + method
+			op["parameters"] = []any{map[string]any{"name": param, "in": "path", "required": true,
+				"schema": map[string]any{"type": "string", "minLength": 5}}}
+			return map[string]any{method: op}
+		}
+		paths["/twins/{id}"] = twin("get", "id")
+		paths["/twins/{attempt_id}"] = twin("patch", "attempt_id")
+	})
+	s := seeded(t, tensorpooltest.WithSpec(doc))
+	ops := s.Engine.Operations()
+	for _, want := range []string{"GET /twins/{id}", "PATCH /twins/{attempt_id}", "DELETE /storage/{storage_id}"} {
+		if !slices.Contains(ops, want) {
+			t.Errorf("Operations() = %q, lacks %q", ops, want)
+		}
+	}
+	for _, method := range []string{"GET", "PATCH"} {
+		if status, body := raw(t, s, method, "/twins/abc", "", ""); status != 422 {
+			t.Errorf("%s /twins/abc (too short for either twin): %d %s, want 422", method, status, body)
+		}
+		if status, body := raw(t, s, method, "/twins/abcdef", "", ""); status != 501 {
+			t.Errorf("%s /twins/abcdef: %d %s, want 501 (in the document, not modelled)", method, status, body)
+		}
+	}
+	if n := s.Engine.Calls("PATCH /twins/{attempt_id}"); n != 2 {
+		t.Errorf("Calls(PATCH /twins/{attempt_id}) = %d, want 2", n)
+	}
+	if status, body := raw(t, s, "DELETE", "/storage/s-1", "", ""); status != 202 {
+		t.Errorf("the seed operation DELETE /storage/{storage_id}: %d %s, want 202", status, body)
+	}
+}

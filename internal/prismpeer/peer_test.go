@@ -169,6 +169,21 @@ func arguments(ft reflect.Type, editors []gen.RequestEditorFn, body []byte) ([]r
 	return args, nil
 }
 
+// formatSamples are valid strings for the formats a FastAPI spec carries
+// (pydantic's EmailStr, UUID, datetime, date, AnyUrl, ...); Prism checks them.
+var formatSamples = map[string]string{
+	"date-time": "2026-01-02T03:04:05Z",
+	"date":      "2026-01-02",
+	"time":      "03:04:05Z",
+	"duration":  "P1DT2H",
+	"email":     "someone@example.com",
+	"uuid":      "123e4567-e89b-42d3-a456-426614174000",
+	"uri":       "https://example.com/",
+	"hostname":  "example.com",
+	"ipv4":      "192.0.2.1",
+	"ipv6":      "2001:db8::1",
+}
+
 // example builds a JSON value valid against s, with every property (so the
 // generated types' handling of optional and nullable fields is exercised).
 func example(s *openapi3.SchemaRef) any {
@@ -214,8 +229,8 @@ func example(s *openapi3.SchemaRef) any {
 		}
 		return items
 	case "string":
-		if v.Format == "date-time" {
-			return "2026-01-02T03:04:05Z"
+		if sample, ok := formatSamples[v.Format]; ok {
+			return sample
 		}
 		return strings.Repeat("x", max(int(v.MinLength), 1))
 	case "integer":

@@ -107,6 +107,10 @@ func TestCIRunWarnsOnAShallowClone(t *testing.T) {
 	if !strings.Contains(out, "spec-diff: WARNING: gate NOT run: shallow clone") {
 		t.Errorf("check-spec-diff on a shallow clone does not warn:\n%s", out)
 	}
+	out = mustRun(t, clone, nil, "make", "check-api-diff")
+	if !strings.Contains(out, "api-diff: WARNING: gate NOT run: shallow clone") {
+		t.Errorf("check-api-diff on a shallow clone does not warn:\n%s", out)
+	}
 }
 
 // .ci/run stops early, saying why, outside a git work tree and with a Go

@@ -102,10 +102,24 @@ func TestUpdateSpecFromLocalFile(t *testing.T) {
 		"warning\t[response-property-enum-value-added]",
 		"added the new `" + newStatus + "` enum value",
 		"spec-diff: OK: no unacknowledged breaking change.",
-		"openapi.json and gen/ are updated and the checks pass",
+		"== Go API changes from HEAD",
+		"api-diff: OK: no unacknowledged incompatible change.",
+		"update-spec: the change implies a minor version bump.",
+		"== Needs a human",
+		"callers against (code that switches on a new enum value needs a default branch): `GET /request/info/{request_id}`: added the new `" + newStatus + "` enum value",
+		"openapi.json, gen/ and CHANGELOG.md are updated and the checks pass",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("update-spec output lacks %q:\n%s", want, out)
+		}
+	}
+	_, unreleased, _ := strings.Cut(string(readFile(t, filepath.Join(dir, "CHANGELOG.md"))), "## [Unreleased]\n")
+	if i := strings.Index(unreleased, "\n## ["); i >= 0 {
+		unreleased = unreleased[:i]
+	}
+	for _, want := range []string{"### Added", "- API: `GET /request/info/{request_id}`: added the new `" + newStatus + "` enum value", "- Go: `gen.RequestStatus"} {
+		if !strings.Contains(unreleased, want) {
+			t.Errorf("the CHANGELOG.md draft under [Unreleased] lacks %q:\n%s", want, unreleased)
 		}
 	}
 	if !strings.Contains(string(readFile(t, filepath.Join(dir, "gen", "tensorpool.gen.go"))), `"`+newStatus+`"`) {
@@ -125,6 +139,16 @@ func TestUpdateSpecFromLocalFile(t *testing.T) {
 	out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=")
 	if err == nil || !strings.Contains(out, removed+"\n\t\tapi path removed without deprecation") || !strings.Contains(out, "does not acknowledge") {
 		t.Errorf("update-spec with an unacknowledged breaking change: err=%v\n%s", err, out)
+	}
+	method, path, _ := strings.Cut(removed, " ")
+	for _, want := range []string{
+		"a MAJOR bump by semver, but the module is v0 (no v1+ tag), so the next release is a MINOR bump",
+		"- breaking wire change not acknowledged in openapi.acknowledged-breaking.txt: `" + method + " " + path + "`: api path removed without deprecation",
+		"- incompatible Go API change not acknowledged in go-api.acknowledged-breaking.txt: gen ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("update-spec with a removed operation: output lacks %q:\n%s", want, out)
+		}
 	}
 	if st := git(t, dir, "status", "--porcelain", "--", "openapi.json"); st == "" {
 		t.Errorf("update-spec did not write a breaking spec")

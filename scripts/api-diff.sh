@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# Go API gate: what importers of this module compile against, compared with
+# golang.org/x/exp/cmd/apidiff (pinned in tools/apidiff).
+#
+#   scripts/api-diff.sh <git ref>   packages at <git ref> vs the working tree
+#   scripts/api-diff.sh             CI mode: the base is the latest v* tag; with
+#                                   none, the parent of the last commit that
+#                                   changed openapi.json, oapi-codegen.yaml,
+#                                   oapi-codegen.overlay.yaml or gen/ (or HEAD,
+#                                   when the working tree changes them); no such
+#                                   commit: say so, pass (a shallow clone: warn,
+#                                   pass); not a git checkout: fail
+#
+# Packages compared: gen, tensorpool (the root), wait, tensorpooltest. The
+# base is extracted with `git archive` into a temporary directory; apidiff -w
+# writes each package's export data in both trees, then compares them.
+#
+# It prints every change, then the incompatible ones not acknowledged in
+# go-api.acknowledged-breaking.txt, and exits 1 if there are any (2 if the
+# comparison itself fails). apidiff exits 0 even on incompatible changes, so
+# its "Incompatible changes:" / "Compatible changes:" sections are read here.
+# The last line names the version bump the Go API change implies on its own
+# (major/minor/patch; while the module is v0, a major one is cut as a minor).
+#
+# Policy: a method added to gen.ClientInterface or gen.ClientWithResponsesInterface
+# counts as compatible. apidiff calls it incompatible (a type outside this
+# module that implements the interface stops doing so), which would make every
+# new operation a breaking change; these interfaces describe the generated
+# clients for callers to use and to mock by embedding, and implementing them
+# from scratch is not covered by the compatibility promise (README,
+# "Versioning").
+#
+# Blind spots of apidiff: it does not report renamed parameters (a
+# positional call still compiles, so that is right for Go callers), nor a
+# change in behaviour; oasdiff (scripts/spec-diff.sh) covers the wire.
+#
+# API_DIFF_LIST=<file> also writes one line per change, tab-separated:
+# <package> <incompatible|compatible|broken> <change> <acknowledgement reason or ->,
+# for scripts/update-spec.sh's report and CHANGELOG draft.
+#
+# gorelease is not used: it asks the module proxy for the base version,
+# which an unpublished module or a plain git ref does not have.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+export GOWORK=off
+base_arg=${1:-}
+ack=go-api.acknowledged-breaking.txt
+watched=(openapi.json oapi-codegen.yaml oapi-codegen.overlay.yaml gen)
+# <directory>:<name in reports and acknowledgements>
+packages=(gen:gen .:tensorpool wait:wait tensorpooltest:tensorpooltest)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	echo >&2 "api-diff: FAIL: not a git checkout, so there is no base to compare with; run it in a clone."
+	exit 2
+fi
+
+# Pick the base commit.
+if [ -z "$base_arg" ]; then
+	tag=$(git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/null || true)
+	if [ -n "$tag" ]; then
+		base_arg=$tag
+		echo "api-diff: comparing against the latest release tag, $tag."
+	elif [ -n "$(git status --porcelain -- "${watched[@]}")" ]; then
+		base_arg=HEAD
+		echo "api-diff: the spec, the generator configuration or gen/ has uncommitted changes; comparing against HEAD."
+	else
+		last=$(git log -1 --format=%H -- "${watched[@]}")
+		if [ -z "$last" ]; then
+			echo "api-diff: no commit has changed the spec or gen/; nothing to compare against."
+			exit 0
+		fi
+		if ! git cat-file -e "$last^" 2>/dev/null; then
+			if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+				echo >&2 "api-diff: WARNING: gate NOT run: shallow clone (history stops at $(git rev-parse --short "$last")), so the API before the last spec or gen/ change is not here. Run 'git fetch --unshallow', then this again."
+			else
+				echo "api-diff: gen/ was added by $(git rev-parse --short "$last") and its inputs never changed since; nothing to compare against."
+			fi
+			exit 0
+		fi
+		base_arg="$(git rev-parse --short "$last")^"
+		echo "api-diff: the spec or gen/ last changed in $(git log -1 --format='%h %s' "$last"); comparing against its parent."
+	fi
+fi
+if ! base=$(git rev-parse --verify -q "$base_arg^{commit}"); then
+	echo >&2 "api-diff: '$base_arg' is not a commit here."
+	exit 2
+fi
+
+# The acknowledgement file: <package> <change as printed> reason: <why>.
+declare -A reasons=()
+n=0
+while IFS= read -r line || [ -n "$line" ]; do
+	n=$((n + 1))
+	[[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+	if [[ ! $line =~ ^(.*[^[:space:]])[[:space:]]+reason:[[:space:]]*([^[:space:]].*)$ ]]; then
+		echo >&2 "api-diff: every line of $ack needs '<package> <change> reason: <why>'; line $n does not:"
+		echo >&2 "$line"
+		exit 2
+	fi
+	reasons[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+done <"$ack"
+
+GOFLAGS="${GOFLAGS:-} -modfile=$PWD/tools/apidiff/go.mod" $GO build -o "$tmp/apidiff" golang.org/x/exp/cmd/apidiff
+mkdir "$tmp/base" "$tmp/old" "$tmp/new"
+git archive "$base" | tar -x -C "$tmp/base"
+module=$($GO list -m)
+
+# export_data <tree> <dir> <out>: export data of the package in <dir>;
+# status 1 if <tree> has no such package, 3 if it does not build there.
+export_data() {
+	local tree=$1 dir=$2 out=$3
+	if ! compgen -G "$tree/$dir/*.go" >/dev/null; then
+		return 1
+	fi
+	local ip=$module
+	[ "$dir" = . ] || ip=$module/$dir
+	if ! (cd "$tree" && "$tmp/apidiff" -w "$out" "$ip") >"$tmp/err" 2>&1; then
+		return 3
+	fi
+}
+
+list=$tmp/list
+: >"$list"
+broken=()
+echo "== Go API changes from $base_arg ($(git rev-parse --short "$base")) to the working tree (apidiff; renamed parameters are not reported)"
+for p in "${packages[@]}"; do
+	dir=${p%%:*} name=${p#*:}
+	has_old=1 has_new=1 st=0
+	export_data "$tmp/base" "$dir" "$tmp/old/$name" || st=$?
+	if [ $st = 3 ]; then
+		echo >&2 "api-diff: cannot read the API of $name at $base_arg: $(cat "$tmp/err")"
+		exit 2
+	fi
+	[ $st = 0 ] || has_old=0
+	st=0
+	export_data "$PWD" "$dir" "$tmp/new/$name" || st=$?
+	if [ $st = 3 ]; then
+		# Typically a hand-written package that uses a gen/ identifier the
+		# regeneration removed: exactly what importers would see.
+		echo "$name: DOES NOT BUILD in the working tree:"
+		sed "s|$PWD/||; s/^/  /" "$tmp/err" | awk '!seen[$0]++' | head -n 20
+		broken+=("$name")
+		printf '%s\tbroken\t%s\t-\n' "$name" "does not build in the working tree" >>"$list"
+		continue
+	fi
+	[ $st = 0 ] || has_new=0
+	if [ $has_old = 0 ] && [ $has_new = 0 ]; then
+		continue
+	elif [ $has_old = 0 ]; then
+		report=$'Compatible changes:\n- package added'
+	elif [ $has_new = 0 ]; then
+		report=$'Incompatible changes:\n- package removed'
+	else
+		report=$("$tmp/apidiff" "$tmp/old/$name" "$tmp/new/$name")
+	fi
+	if [ -z "$report" ]; then
+		echo "$name: no change"
+		continue
+	fi
+	echo "$name:"
+	echo "$report" | sed 's/^/  /'
+	kind='' policy=0
+	while IFS= read -r l; do
+		case $l in
+		"Incompatible changes:") kind=incompatible ;;
+		"Compatible changes:") kind=compatible ;;
+		"- "*)
+			change=${l#- }
+			if [ "$name" = gen ] && [ "$kind" = incompatible ] && [[ $change =~ ^(ClientInterface|ClientWithResponsesInterface)\.[A-Za-z0-9_]+:\ added$ ]]; then
+				printf '%s\t%s\t%s\t%s\n' "$name" compatible "$change" - >>"$list" # see "Policy" at the top
+				policy=$((policy + 1))
+				continue
+			fi
+			printf '%s\t%s\t%s\t%s\n' "$name" "$kind" "$change" "${reasons[$name $change]:--}" >>"$list"
+			;;
+		esac
+	done <<<"$report"
+	if [ "$policy" -gt 0 ]; then
+		echo "  ($policy method(s) added to ClientInterface/ClientWithResponsesInterface count as compatible: see Policy in scripts/api-diff.sh)"
+	fi
+done
+if [ -n "${API_DIFF_LIST:-}" ]; then
+	cp "$list" "$API_DIFF_LIST"
+fi
+
+incompatible=0 compatible=0 unacked=()
+while IFS=$'\t' read -r name kind change reason; do
+	case $kind in
+	compatible)
+		compatible=$((compatible + 1))
+		continue
+		;;
+	broken) continue ;;
+	esac
+	incompatible=$((incompatible + 1))
+	if [ "$reason" = - ]; then
+		unacked+=("$name $change")
+	else
+		echo "acknowledged: $name $change (reason: $reason)"
+	fi
+done <"$list"
+
+if [ "$incompatible" -gt 0 ]; then
+	bump=major
+elif [ "$compatible" -gt 0 ]; then
+	bump=minor
+else
+	bump='patch'
+fi
+note=
+if [ "$bump" = major ] && ! git tag --list 'v[1-9]*' | grep -q .; then
+	note=" (the module is v0: an incompatible change is released as a MINOR bump, v0.x.y -> v0.(x+1).0)"
+fi
+summary="api-diff: $incompatible incompatible, $compatible compatible change(s): the Go API change alone implies a $bump version bump$note"
+
+echo "== Incompatible changes not acknowledged in $ack"
+if [ ${#unacked[@]} -gt 0 ] || [ ${#broken[@]} -gt 0 ]; then
+	if [ ${#unacked[@]} -gt 0 ]; then
+		printf '%s\n' "${unacked[@]}"
+	fi
+	echo "$summary"
+	if [ ${#broken[@]} -gt 0 ]; then
+		echo >&2 "api-diff: FAIL: ${broken[*]} no longer build(s) against the working tree (above): its API cannot be compared, and code like it that imports gen breaks the same way."
+	fi
+	if [ ${#unacked[@]} -eq 0 ]; then
+		exit 1
+	fi
+	echo >&2 "api-diff: FAIL: ${#unacked[@]} incompatible Go API change(s) above break code that imports these packages. If that is intended, acknowledge each in $ack (one line each: the package, the change as printed, 'reason: <why>'); otherwise change oapi-codegen.overlay.yaml (x-go-name) or the code so the old names stay."
+	exit 1
+fi
+echo "(none)"
+echo "$summary"
+echo "api-diff: OK: no unacknowledged incompatible change."
