@@ -33,6 +33,7 @@ GO_FLOOR := go1.25.14
 check-floor:
 	@v=$$(GOTOOLCHAIN=$(GO_FLOOR)+auto $(GO) env GOVERSION) && [ "$$v" = $(GO_FLOOR) ] || \
 		{ echo >&2 "check-floor: the library would build with $$v, not $(GO_FLOOR): go.mod's go line is newer?"; exit 1; }
+	@echo "check-floor: make check with GOTOOLCHAIN=$(GO_FLOOR)+auto: the library on $(GO_FLOOR)"
 	GOTOOLCHAIN=$(GO_FLOOR)+auto $(MAKE) check
 
 check-generated:

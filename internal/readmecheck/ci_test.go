@@ -105,3 +105,19 @@ func TestGoFloorAgrees(t *testing.T) {
 		t.Errorf("README.md does not say %q", "Go "+lang+" or newer")
 	}
 }
+
+// The README is for users and stays short enough to read; maintainer
+// material lives in CONTRIBUTING.md.
+func TestReadmeIsShort(t *testing.T) {
+	const max = 12_000
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(readme) > max {
+		t.Errorf("README.md is %d bytes, more than %d: move maintainer material to CONTRIBUTING.md", len(readme), max)
+	}
+	if !strings.Contains(string(readme), "(CONTRIBUTING.md)") {
+		t.Error("README.md does not link to CONTRIBUTING.md")
+	}
+}
