@@ -2,8 +2,8 @@
 GO      ?= go
 MODULES := . tools tools/oasdiff tools/apidiff internal/testdata/consumer
 
-.PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer test quickstart \
-	update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench
+.PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer check-actions test \
+	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck
 
 all: check
 
@@ -11,11 +11,11 @@ all: check
 generate:
 	$(GO) generate ./gen
 
-## test: every test, with the race detector
+## test: every test, with the race detector (`go test -short ./...` is the quick loop: it skips the slow suites)
 test:
 	$(GO) test -race -count=1 ./...
 
-## bench: run the benchmarks of internal/benchmarks and rewrite BENCHMARKS.md (a few minutes)
+## bench: run the benchmarks of internal/benchmarks; rewrite BENCHMARKS.md and BENCHMARKS-data.md (a few minutes)
 bench:
 	GO=$(GO) ./scripts/bench.sh
 
@@ -24,7 +24,17 @@ quickstart:
 	$(GO) run ./examples/quickstart
 
 ## check: everything CI checks
-check: check-generated check-format check-vet check-tidy check-consumer check-spec-diff check-api-diff test prism
+check: check-generated check-format check-vet check-tidy check-consumer check-actions check-spec-diff check-api-diff test prism
+
+## check-floor: make check on the oldest Go that go.mod allows (GO_FLOOR, fetched through the module proxy).
+## +auto lets a module whose go.mod needs a newer Go (tools/oasdiff, tools/apidiff) switch to its toolchain line; the library
+## itself must build and pass on GO_FLOOR, which the first line checks.
+GO_FLOOR := go1.25.14
+check-floor:
+	@v=$$(GOTOOLCHAIN=$(GO_FLOOR)+auto $(GO) env GOVERSION) && [ "$$v" = $(GO_FLOOR) ] || \
+		{ echo >&2 "check-floor: the library would build with $$v, not $(GO_FLOOR): go.mod's go line is newer?"; exit 1; }
+	@echo "check-floor: make check with GOTOOLCHAIN=$(GO_FLOOR)+auto: the library on $(GO_FLOOR)"
+	GOTOOLCHAIN=$(GO_FLOOR)+auto $(MAKE) check
 
 check-generated:
 	GO='$(GO)' ./scripts/check-generated.sh
@@ -40,6 +50,18 @@ check-tidy:
 
 check-consumer:
 	./scripts/check-consumer.sh
+
+# actionlint (pinned in tools/) on .github/workflows; the run: scripts through shellcheck, which must be
+# installed (.ci/setup installs it): without it actionlint would skip them silently.
+check-actions:
+	@command -v shellcheck >/dev/null || { echo >&2 "check-actions: shellcheck is not installed (apt-get install shellcheck)"; exit 1; }
+	$(GO) run -modfile=tools/go.mod github.com/rhysd/actionlint/cmd/actionlint
+	@echo "check-actions: actionlint and shellcheck find nothing in $$(ls .github/workflows | tr '\n' ' ')"
+
+## vulncheck: known vulnerabilities reachable from the library (needs network; CI runs it in a job of its own)
+GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
+vulncheck:
+	$(GO) run $(GOVULNCHECK) ./...
 
 ## update-spec: fetch SPEC (URL or file), report changes vs openapi.json, write it, regenerate, run SPEC_CHECKS
 SPEC        ?= https://engine.tensorpool.dev/openapi.json

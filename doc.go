@@ -1,6 +1,11 @@
 // Package tensorpool is the Go client for the TensorPool API: GPU clusters,
 // shared storage volumes and jobs.
 //
+// The README (https://github.com/tensorpool/tensorpool-go#readme) is the
+// guide, with examples: install, authenticate, make a call, wait, errors,
+// retries, testing with tensorpooltest. This documentation is the
+// reference: the exact rules behind each of those.
+//
 // The typed client is generated from the vendored OpenAPI document into
 // package gen; package wait polls asynchronous requests until they finish;
 // package tensorpooltest is an in-memory TensorPool engine for tests.

@@ -104,7 +104,9 @@ while IFS= read -r line || [ -n "$line" ]; do
 	reasons[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
 done <"$ack"
 
-GOFLAGS="${GOFLAGS:-} -modfile=$PWD/tools/apidiff/go.mod" $GO build -o "$tmp/apidiff" golang.org/x/exp/cmd/apidiff
+# go -C, not -modfile: under GOTOOLCHAIN=<floor>+auto the go command switches
+# to tools/apidiff's toolchain line for this build alone (-modfile never switches).
+$GO -C tools/apidiff build -o "$tmp/apidiff" golang.org/x/exp/cmd/apidiff
 mkdir "$tmp/base" "$tmp/old" "$tmp/new"
 git archive "$base" | tar -x -C "$tmp/base"
 module=$($GO list -m)

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Runs the benchmarks of internal/benchmarks and rewrites BENCHMARKS.md.
+# Runs the benchmarks of internal/benchmarks and rewrites BENCHMARKS.md (the
+# short answers) and BENCHMARKS-data.md (every figure, profile and raw result).
 #
-#   BENCH_COUNT   rounds of the per-call benchmarks (default 10; medians are reported)
-#   ECONOMY_N     operations in the request-economy scenario set (default 1000)
-#   BENCH_OUT     file to write (default BENCHMARKS.md)
+#   BENCH_COUNT     rounds of the per-call benchmarks (default 10; medians are reported)
+#   ECONOMY_N       operations in the request-economy scenario set (default 1000)
+#   BENCH_OUT       the data file to write (default BENCHMARKS-data.md)
+#   BENCH_SUMMARY   the short file to write (default BENCHMARKS.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 count=${BENCH_COUNT:-10}
 economy_n=${ECONOMY_N:-1000}
-out=${BENCH_OUT:-BENCHMARKS.md}
+out=${BENCH_OUT:-BENCHMARKS-data.md}
+summary=${BENCH_SUMMARY:-BENCHMARKS.md}
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac
+case $summary in /*) ;; *) summary=$(pwd)/$summary ;; esac
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -48,7 +52,7 @@ done | tee "$tmp/client.txt"
 cd ../..
 after=$(uptime)
 elapsed=$(($(date +%s) - start))
-"$GO" run ./internal/benchmarks/benchmd -o "$out" -elapsed "${elapsed}s" \
+"$GO" run ./internal/benchmarks/benchmd -o "$out" -summary "$summary" -elapsed "${elapsed}s" \
 	-load-before "$before" -load-after "$after" -pprof "$tmp/pprof.txt" -scale-pprof "$tmp/scale-pprof.txt" \
 	"$tmp/client.txt" "$tmp/figures.txt"
-echo "wrote $out in ${elapsed}s"
+echo "wrote $summary and $out in ${elapsed}s"

@@ -28,9 +28,14 @@ levels=openapi.severity-levels.txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/before" "$tmp/after"
-# Output names the files as before/openapi.json and after/openapi.json (or
-# openapi.json for the working tree), not by their temporary paths.
-oasdiff() { ${GO:-go} run -modfile=tools/oasdiff/go.mod github.com/oasdiff/oasdiff "$@" | sed "s|$tmp/||g"; }
+root=$PWD
+# oasdiff runs in its own module (go -C, not -modfile, so that the go command
+# reads that go.mod and may switch to its toolchain line under
+# GOTOOLCHAIN=...+auto: it needs a newer Go than the library's floor), so
+# every path given to it is absolute. Output names the files as
+# before/openapi.json and after/openapi.json (or openapi.json for the working
+# tree), not by their absolute paths.
+oasdiff() { ${GO:-go} -C tools/oasdiff run github.com/oasdiff/oasdiff "$@" | sed "s|$tmp/||g; s|$root/||g"; }
 
 # Pick the base document.
 if [ -z "$base_arg" ]; then
@@ -84,6 +89,9 @@ if [ "$rev" != openapi.json ]; then
 	cp "$rev" "$tmp/after/openapi.json"
 	rev_label=${REV_LABEL:-$rev}
 	rev=$tmp/after/openapi.json
+else
+	rev_label=openapi.json
+	rev=$root/openapi.json
 fi
 
 flags=(--color never --allow-external-refs=false --severity-levels "$tmp/levels")

@@ -1,4 +1,7 @@
 // Package wait polls TensorPool's asynchronous requests until they finish.
+// The README (https://github.com/tensorpool/tensorpool-go#wait-for-requests)
+// shows it in use; this documentation holds the exact schedule and every
+// failure case.
 //
 // A mutating call (cluster create, storage attach, ...) answers 202 with one
 // or more request ids. Wait polls GET /request/info/{request_id} until the

@@ -17,8 +17,9 @@ import (
 	"github.com/tensorpool/tensorpool-go/wait"
 )
 
-// The README's "Wait for requests" and "Progress" code, run with default
-// options against the in-memory engine in virtual time.
+// The README's "Wait for requests" code, and the progress, deadline and Step
+// uses it describes, run with default options against the in-memory engine
+// in virtual time.
 
 // newReadmeClient is tensorpool.NewClient wired to an in-process engine.
 func newReadmeClient(t *testing.T, opts ...tensorpooltest.Option) (*gen.ClientWithResponses, *tensorpooltest.Engine) {

@@ -5,6 +5,7 @@
 // how WaitAll scales to 10,000 requests (scale_test.go).
 //
 // Everything here is test code; `make bench` runs it and rewrites
-// BENCHMARKS.md at the repository root (see benchmd). Nothing in it runs
+// BENCHMARKS.md (the short answers) and BENCHMARKS-data.md (every figure) at
+// the repository root (see benchmd). Nothing in it runs
 // under a plain `go test ./...` for longer than a smoke test.
 package benchmarks

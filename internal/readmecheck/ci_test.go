@@ -73,3 +73,51 @@ func TestRunsCommandNeedsTheExactCommand(t *testing.T) {
 		}
 	}
 }
+
+// The Go floor has one value in four places: go.mod's go line, the
+// Makefile's GO_FLOOR (make check-floor), the CI matrix and the README. They
+// must agree, or CI tests another floor than the one promised.
+func TestGoFloorAgrees(t *testing.T) {
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	m := regexp.MustCompile(`(?m)^go (1\.\d+)(\.\d+)?$`).FindStringSubmatch(read("go.mod"))
+	if m == nil {
+		t.Fatal("go.mod has no go line")
+	}
+	lang := m[1]
+	f := regexp.MustCompile(`(?m)^GO_FLOOR\s*:?=\s*(go\S+)$`).FindStringSubmatch(read("Makefile"))
+	if f == nil {
+		t.Fatal("the Makefile sets no GO_FLOOR")
+	}
+	floor := f[1]
+	if !strings.HasPrefix(floor, "go"+lang+".") {
+		t.Errorf("Makefile GO_FLOOR %s is not a release of go.mod's Go %s", floor, lang)
+	}
+	if ci := read(".github/workflows/ci.yml"); !strings.Contains(ci, "toolchain: "+floor+"+auto") {
+		t.Errorf(".github/workflows/ci.yml has no matrix entry 'toolchain: %s+auto' (the Makefile's GO_FLOOR)", floor)
+	}
+	if !strings.Contains(read("README.md"), "Go "+lang+" or newer") {
+		t.Errorf("README.md does not say %q", "Go "+lang+" or newer")
+	}
+}
+
+// The README is for users and stays short enough to read; maintainer
+// material lives in CONTRIBUTING.md.
+func TestReadmeIsShort(t *testing.T) {
+	const max = 12_000
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(readme) > max {
+		t.Errorf("README.md is %d bytes, more than %d: move maintainer material to CONTRIBUTING.md", len(readme), max)
+	}
+	if !strings.Contains(string(readme), "(CONTRIBUTING.md)") {
+		t.Error("README.md does not link to CONTRIBUTING.md")
+	}
+}

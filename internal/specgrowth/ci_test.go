@@ -114,14 +114,15 @@ func TestCIRunWarnsOnAShallowClone(t *testing.T) {
 }
 
 // .ci/run stops early, saying why, outside a git work tree and with a Go
-// older than tools/oasdiff needs.
+// older than go.mod's floor.
 func TestCIRunRefuses(t *testing.T) {
 	skipIfSlowOrNested(t)
-	ci := readFile(t, filepath.Join(repoRoot(t), ".ci", "run"))
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, ".ci", "run"), string(ci))
-	if err := os.Chmod(filepath.Join(dir, ".ci", "run"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{".ci/run", ".ci/setup", "go.mod"} {
+		writeFile(t, filepath.Join(dir, f), string(readFile(t, filepath.Join(repoRoot(t), f))))
+		if err := os.Chmod(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	env, logFile := fakeTools(t, nil)
 	env = append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
@@ -131,10 +132,10 @@ func TestCIRunRefuses(t *testing.T) {
 	}
 
 	git(t, dir, "init", "-q")
-	env, logFile = fakeTools(t, map[string]string{"go": `[ "$*" = "env GOVERSION" ] && echo go1.25.3`})
+	env, logFile = fakeTools(t, map[string]string{"go": `[ "$*" = "env GOVERSION" ] && echo go1.24.3`})
 	out, err = run(t, dir, env, "./.ci/run")
-	if err == nil || !strings.Contains(out, "go1.25.3 is too old: Go >= 1.26 is needed") {
-		t.Errorf(".ci/run with Go 1.25: err=%v\n%s", err, out)
+	if err == nil || !strings.Contains(out, "go1.24.3 is too old: Go >= 1.25 is needed (go.mod)") {
+		t.Errorf(".ci/run with Go 1.24 (go.mod says 1.25): err=%v\n%s", err, out)
 	}
 	if calls := makeCalls(t, logFile); len(calls) != 0 {
 		t.Errorf(".ci/run ran %q after refusing", calls)

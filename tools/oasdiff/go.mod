@@ -2,6 +2,8 @@ module github.com/tensorpool/tensorpool-go/tools/oasdiff
 
 go 1.26.0
 
+toolchain go1.26.8
+
 require github.com/oasdiff/oasdiff v1.33.0
 
 require (

@@ -1,6 +1,9 @@
-// Command benchmd writes BENCHMARKS.md from the output of the benchmarks in
-// internal/benchmarks (`go test -bench` format) and a description of the
-// machine. `make bench` runs it; see scripts/bench.sh.
+// Command benchmd writes BENCHMARKS.md (the short answers: one table per
+// question and the method) and BENCHMARKS-data.md (every figure, profile and
+// raw result) from the output of the benchmarks in internal/benchmarks
+// (`go test -bench` format) and a description of the machine. `make bench`
+// runs it; see scripts/bench.sh. Given the raw results of a data file (and
+// -date, -elapsed, -load-*), it renders that run again.
 package main
 
 import (
@@ -11,13 +14,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 )
 
 func main() {
-	out := flag.String("o", "BENCHMARKS.md", "file to write")
+	out := flag.String("o", "BENCHMARKS-data.md", "file to write every figure, profile and raw result to")
+	summary := flag.String("summary", "BENCHMARKS.md", "file to write the short answers to (it links to -o); empty: none")
+	date := flag.String("date", "", "when the benchmarks ran, RFC 3339 (default: now)")
 	elapsed := flag.Duration("elapsed", 0, "wall time of the whole `make bench` run")
 	loadBefore := flag.String("load-before", "", "uptime(1) output before the run")
 	loadAfter := flag.String("load-after", "", "uptime(1) output after the run")
@@ -42,20 +48,35 @@ func main() {
 		fatal(fmt.Errorf("no benchmark results in %v", flag.Args()))
 	}
 	listing, scaleTop := readOptional(*pprofFile), readOptional(*scalePprof)
+	when := time.Now().UTC()
+	if *date != "" {
+		t, err := time.Parse(time.RFC3339, *date)
+		if err != nil {
+			fatal(err)
+		}
+		when = t.UTC()
+	}
 	m := machine{
 		goVersion: goVersion(),
 		cpu:       cpuModel(),
 		cores:     runtime.NumCPU(),
-		date:      time.Now().UTC(),
+		date:      when,
 		before:    strings.TrimSpace(*loadBefore),
 		after:     strings.TrimSpace(*loadAfter),
 		elapsed:   *elapsed,
 		command:   *command,
 	}
 	var buf bytes.Buffer
-	write(&buf, m, rs, listing, scaleTop)
+	write(&buf, m, rs, listing, scaleTop, filepath.Base(*summary))
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		fatal(err)
+	}
+	if *summary != "" {
+		buf.Reset()
+		writeSummary(&buf, m, rs, filepath.Base(*out))
+		if err := os.WriteFile(*summary, buf.Bytes(), 0o644); err != nil {
+			fatal(err)
+		}
 	}
 }
 

@@ -8,10 +8,14 @@ import (
 	"time"
 )
 
-// write renders BENCHMARKS.md.
-func write(w io.Writer, m machine, rs []*result, listing, scaleTop []byte) {
+// write renders the data file: every figure, profile and raw result.
+// summaryName is the short file (writeSummary) it goes with.
+func write(w io.Writer, m machine, rs []*result, listing, scaleTop []byte, summaryName string) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("# Benchmarks\n\n")
+	p("# Benchmarks: the data\n\n")
+	if summaryName != "" && summaryName != "." {
+		p("The short answers are in [%s](%s); this file holds every figure behind them. ", summaryName, summaryName)
+	}
 	p("Written by `%s` (scripts/bench.sh, internal/benchmarks/benchmd); do not edit by hand. ", m.command)
 	p("Issue 8 asks for three measurements, each side by side in the same run: request economy and detection ")
 	p("latency of package wait against other polling rules, the overhead of the generated client over a ")
