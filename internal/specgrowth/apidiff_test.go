@@ -45,7 +45,9 @@ func TestAPIDiffGateOnASchemaRename(t *testing.T) {
 	skipIfSlowOrNested(t)
 	dir := copyRepo(t)
 	const oldName, newName = "StorageAttachRestRequest", "StorageAttachRequest"
-	replaceInFiles(t, dir, oldName, newName, "openapi.json", "oapi-codegen.overlay.yaml")
+	// Only the spec: the overlay matches properties in every schema, so it
+	// needs no edit (strict mode would fail generation if it did).
+	replaceInFiles(t, dir, oldName, newName, "openapi.json")
 	mustRun(t, dir, nil, "make", "generate")
 	commitAll(t, dir, "rename a schema")
 
