@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
 // ErrFailed matches (errors.Is) every *FailedError: the request reached the
@@ -24,16 +25,20 @@ var ErrStopped = errors.New("stopped after another request failed")
 
 // ErrBrokenClient is wrapped by the error returned when the Client breaks
 // the net/http contract: a nil *http.Response, or one with a nil Body, with
-// a nil error, or a tensorpool.NewClient transport returning neither (the
-// error then matches tensorpool.ErrNilResponse too). It ends the wait at
-// once: polling again would not mend the lower layer (a custom
-// gen.HttpRequestDoer, typically).
+// a nil error. It ends the wait at once: polling again would not mend the
+// lower layer (a custom gen.HttpRequestDoer, typically).
 var ErrBrokenClient = errors.New("broken Client")
 
 // ErrInvalidRequestID is wrapped by the error returned, before any request is
 // sent, for an id that is empty or could address another route: ".", "..",
 // or anything containing '/', '\\' or a control character.
 var ErrInvalidRequestID = errors.New("wait: invalid request id")
+
+// ErrWrongRequest is wrapped by the error for an answer whose request_id is
+// not the id asked for: a broken server or proxy. It is transient (the
+// next poll may be answered right), so after WithMaxFailures of them in a
+// row the wait ends with a *TransientError wrapping it.
+var ErrWrongRequest = errors.New("wait: the answer is for another request")
 
 // FailedError reports a request whose final status is FAILED. It matches
 // ErrFailed.
@@ -42,25 +47,23 @@ type FailedError struct {
 	Info *gen.RequestInfoResponse
 }
 
-// Error names the request id, its type and the server's external_message.
+// Error names the request id, its type and the server's external_message,
+// each cleaned for printing (control characters escaped, at most 1 KiB).
 func (e *FailedError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrFailed.Error()
 	}
-	msg := fmt.Sprintf("wait: request %q (%s) failed", e.Info.RequestID, e.Info.RequestType)
-	if m := message(e.Info); m != "" {
-		msg += ": " + m
-	}
-	return msg
+	return withMessage(fmt.Sprintf("wait: request %q (%s) failed", servertext.Clean(e.Info.RequestID),
+		servertext.Clean(string(e.Info.RequestType))), e.Info)
 }
 
 // Is reports whether target is ErrFailed.
 func (e *FailedError) Is(target error) bool { return target == ErrFailed }
 
 // TransientError reports that polling gave up after Failures consecutive
-// transient failures (network errors, 408, 425, 429, 500, 502, 503, 504, or
-// a 200 whose body does not decode; see the package documentation). It unwraps to the last failure, which
-// is an *tensorpool.APIError when that failure was an HTTP status.
+// transient failures (see the package documentation). It unwraps to the
+// last failure, which is a *tensorpool.APIError when that failure was an
+// HTTP status.
 type TransientError struct {
 	// RequestID is the id that was being polled.
 	RequestID string
@@ -101,33 +104,38 @@ type UnknownStatusError struct {
 	Info *gen.RequestInfoResponse
 }
 
-// Error names the status, the request id and the server's external_message.
+// Error names the status, the request id and the server's external_message,
+// cleaned for printing.
 func (e *UnknownStatusError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrUnknownStatus.Error()
 	}
-	msg := fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, e.Info.Status, e.RequestID)
-	if m := message(e.Info); m != "" {
-		msg += ": " + m
-	}
-	return msg
+	return withMessage(fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, servertext.Clean(string(e.Info.Status)), e.RequestID), e.Info)
 }
 
 // Is reports whether target is ErrUnknownStatus.
 func (e *UnknownStatusError) Is(target error) bool { return target == ErrUnknownStatus }
 
+// message is the server's external_message, cleaned for printing.
 func message(info *gen.RequestInfoResponse) string {
 	if info == nil || info.ExternalMessage == nil {
 		return ""
 	}
-	return *info.ExternalMessage
+	return servertext.Clean(*info.ExternalMessage)
+}
+
+func withMessage(s string, info *gen.RequestInfoResponse) string {
+	if m := message(info); m != "" {
+		return s + ": " + m
+	}
+	return s
 }
 
 func statusText(s gen.RequestStatus) string {
 	if s == "" {
 		return "none seen"
 	}
-	return string(s)
+	return servertext.Clean(string(s))
 }
 
 // checkID rejects ids that the generated request builder would resolve to

@@ -4,23 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
+	"github.com/tensorpool/tensorpool-go/internal/servertext"
 	"github.com/tensorpool/tensorpool-go/internal/transient"
-)
-
-const (
-	maxBody    = 1 << 20  // cap on a 200 body: a hostile server must not exhaust memory
-	maxErrBody = 64 << 10 // cap on a non-200 body kept for the APIError
 )
 
 // Client is the one method of the generated client a Poller uses. Both
@@ -37,6 +32,18 @@ type Poller struct {
 	sem  chan struct{} // bounds in-flight poll requests
 	mu   sync.Mutex    // serializes progress callbacks; held while one runs
 	rand func() float64
+	hold hold
+}
+
+// hold is a Poller's shared pressure: after a 429, a 503 or a refused
+// connection, none of its polls goes before until, and then one at a time
+// (a probe) until an answer that is not one of those.
+type hold struct {
+	mu      sync.Mutex
+	until   time.Time
+	rounds  int // pressure answers to probes in a row; 0: not holding
+	probing bool
+	changed chan struct{} // closed when the hold moves or ends
 }
 
 // New returns a Poller that polls through c (a *gen.Client or
@@ -45,7 +52,6 @@ func New(c Client, opts ...Option) *Poller {
 	cfg := config{
 		minInterval:   DefaultMinInterval,
 		maxInterval:   DefaultMaxInterval,
-		maxBackoff:    DefaultMaxBackoff,
 		maxFailures:   DefaultMaxFailures,
 		notFoundGrace: DefaultNotFoundGrace,
 		concurrency:   DefaultConcurrency,
@@ -54,7 +60,6 @@ func New(c Client, opts ...Option) *Poller {
 		o(&cfg)
 	}
 	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
-	cfg.maxBackoff = min(max(cfg.maxBackoff, cfg.minInterval), cfg.maxInterval)
 	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64}
 }
 
@@ -64,9 +69,9 @@ type Reason string
 // The reasons for a delay, and for the end of polling (Next == 0).
 const (
 	ReasonRetryAfter Reason = "retry-after"                         // the server's Retry-After, plus jitter
-	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithMinInterval
-	ReasonClamped    Reason = "retry-after clamped to max interval" // the hint was above WithMaxInterval
-	ReasonBackoff    Reason = "backoff"                             // no usable Retry-After: exponential backoff, plus jitter
+	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithInterval's lower bound
+	ReasonClamped    Reason = "retry-after clamped to max interval" // the hint was above WithInterval's upper bound
+	ReasonBackoff    Reason = "backoff"                             // no usable Retry-After: 2 s, or backoff after failures, plus jitter
 	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll), never below the hint or the min interval
 	ReasonDone       Reason = "done"                                // a terminal status, or an error from a poll
 	ReasonContext    Reason = "context ended"                       // ctx was cancelled or expired, or its deadline comes before the next poll may: Err wraps ctx's error
@@ -101,8 +106,7 @@ type Step struct {
 	// Started is the time of the first poll.
 	Started time.Time
 
-	backoff int           // consecutive delays chosen without a usable hint
-	floor   time.Duration // the earliest Next may be: the server's hint or the minimum interval
+	floor time.Duration // the earliest Next may be: the server's hint or the minimum interval
 }
 
 // Update is what WithProgress reports after every poll, and once more when
@@ -113,7 +117,7 @@ type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet
 	Attempt   int               // polls made for this request, this one included
-	Message   string            // the server's external_message, if any
+	Message   string            // the server's external_message, if any, cleaned for printing
 	Next      time.Duration     // delay before the next poll; 0 if none
 	Reason    Reason            // why Next was chosen, or why polling is over
 	Err       error             // this poll's failure (transient, or the one ending the wait), if any
@@ -178,13 +182,15 @@ func fitDeadline(ctx context.Context, s *Step) error {
 		s.RequestID, context.DeadlineExceeded, s.floor, s.summary()))
 }
 
-// Step polls the request once and says what to do next, without waiting. A
-// nil error with Done == false means "poll again after Next". A non-nil error
-// ends polling: *FailedError (with Done), *TransientError, *UnknownStatusError,
-// an error wrapping *tensorpool.APIError, ErrBrokenClient or the Client's
-// permanent error, ErrInvalidRequestID, or ctx's error. The returned Step is
-// never nil. prev is the Step returned by the previous call for this id, or
-// nil for the first.
+// Step polls the request once and says what to do next, without sleeping
+// (it does wait while the Poller holds its polls after a 429 or 503; see
+// the package documentation). A nil error with Done == false means "poll
+// again after Next". A non-nil error ends polling: *FailedError (with
+// Done), *TransientError, *UnknownStatusError, an error wrapping
+// *tensorpool.APIError, ErrBrokenClient or the Client's permanent error,
+// ErrInvalidRequestID, or ctx's error. The returned Step is never nil. prev
+// is the Step returned by the previous call for this id, or nil for the
+// first.
 //
 // Unlike Wait, Step does not fit Next to ctx's deadline: a controller's ctx
 // bounds one reconcile, not the wait.
@@ -220,97 +226,97 @@ func (s *Step) end(r Reason, err error) error {
 	return err
 }
 
+// answer is the outcome of one GET.
+type answer struct {
+	info      *gen.RequestInfoResponse
+	hint      time.Duration // the response's Retry-After, whatever its status
+	hasHint   bool
+	err       error
+	transient bool // err may not recur: poll again
+	pressure  bool // 429, 503 or a refused connection: news about the server
+	answered  bool // an HTTP response came back
+	probe     bool // sent as the hold's probe
+}
+
 // poll sends one GET and fills in s; a non-nil error ends polling. A
 // decoded answer is recorded even if ctx ended meanwhile; a failed GET is
 // reported as ctx's error if ctx has ended.
 func (p *Poller) poll(ctx context.Context, s *Step) error {
-	info, hint, hasHint, transient, err := p.get(ctx, s.RequestID)
+	a := p.get(ctx, s.RequestID)
+	var apiErr *tensorpool.APIError
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case a.err != nil && ctx.Err() != nil:
 		return s.end(ReasonContext, ctxError(ctx, s))
-	case err != nil && transient:
+	case a.err != nil && a.transient:
 		s.Failures++
-		s.Err = err
+		s.Err = a.err
 		if s.Failures >= p.cfg.maxFailures {
-			return &TransientError{RequestID: s.RequestID, Failures: s.Failures, LastStatus: s.Status, Err: err}
+			return &TransientError{RequestID: s.RequestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
 		}
-		p.schedule(s, hint, hasHint)
+		p.schedule(s, a)
 		return nil
-	case err != nil:
-		var apiErr *tensorpool.APIError
-		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
-			s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace {
-			s.Err = err // not visible yet: does not count as a failure
-			p.schedule(s, hint, hasHint)
-			return nil
-		}
-		return fmt.Errorf("wait: request %q: %w", s.RequestID, err)
+	case errors.As(a.err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
+		s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
+		s.Err = a.err // not visible yet: does not count as a failure
+		p.schedule(s, a)
+		return nil
+	case a.err != nil:
+		return fmt.Errorf("wait: request %q: %w", s.RequestID, a.err)
 	}
 	s.Failures = 0
-	s.Info, s.Status = info, info.Status
-	switch info.Status {
+	s.Info, s.Status = a.info, a.info.Status
+	switch a.info.Status {
 	case gen.RequestStatusCOMPLETED:
 		s.Done = true
 		return nil
 	case gen.RequestStatusFAILED:
 		s.Done = true
-		return &FailedError{Info: info}
+		return &FailedError{Info: a.info}
 	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
 	default:
 		if !p.cfg.unknownRunning {
-			return &UnknownStatusError{RequestID: s.RequestID, Info: info}
+			return &UnknownStatusError{RequestID: s.RequestID, Info: a.info}
 		}
 	}
 	if ctx.Err() != nil {
 		return s.end(ReasonContext, ctxError(ctx, s))
 	}
-	p.schedule(s, hint, hasHint)
+	p.schedule(s, a)
 	return nil
 }
 
-// schedule sets s.Next: the server's hint raised to the minimum interval or
-// clamped to the maximum, else exponential backoff from the minimum interval
-// up to the maximum backoff; then up to 25 % positive jitter, never past the
-// maximum interval. Every step saturates: no option or hint can overflow.
-func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
-	c := &p.cfg
-	var base time.Duration
-	switch {
-	case hasHint && hint > c.maxInterval:
-		s.backoff = 0
-		s.Next, s.floor, s.Reason = c.maxInterval, c.maxInterval, ReasonClamped
-		return
-	case hasHint && hint < c.minInterval:
-		s.backoff = 0
-		base, s.Reason = c.minInterval, ReasonRaised
-	case hasHint:
-		s.backoff = 0
-		base, s.Reason = hint, ReasonRetryAfter
-	default:
-		base = c.minInterval
-		for i := 0; i < s.backoff && base < c.maxBackoff; i++ {
-			base = min(base, c.maxBackoff/2) * 2 // saturates; never overflows
-		}
-		base = min(base, c.maxBackoff)
-		s.backoff++
-		s.Reason = ReasonBackoff
+// schedule sets s.Next: the delay before jitter (see config.delay) plus up
+// to 25 % of it, never past the maximum interval.
+func (p *Poller) schedule(s *Step, a answer) {
+	base, r := p.cfg.delay(a.hint, a.hasHint, s.Failures)
+	s.Next, s.Reason, s.floor = p.jittered(base, r), r, base
+	if !a.hasHint {
+		s.floor = p.cfg.minInterval
 	}
-	s.floor = base
-	if s.Reason == ReasonBackoff {
-		s.floor = c.minInterval
-	}
-	// base <= maxInterval, so the room left cannot overflow.
-	s.Next = base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base)
 }
 
-// get sends one GET /request/info/{id}. transient classifies a non-nil err;
-// hint is the response's Retry-After, whatever its status.
-func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoResponse, hint time.Duration, hasHint, transient bool, err error) {
+// jittered adds up to 25 % to d, never past the maximum interval (d is at
+// most that, so nothing overflows); a clamped hint gets none.
+func (p *Poller) jittered(d time.Duration, r Reason) time.Duration {
+	if r == ReasonClamped {
+		return d
+	}
+	return d + min(time.Duration(p.rand()*jitter*float64(d)), p.cfg.maxInterval-d)
+}
+
+// get sends one GET /request/info/{id} once the hold and the concurrency
+// bound let it, and checks the answer as package tensorpool's Check does.
+func (p *Poller) get(ctx context.Context, id string) (a answer) {
+	if a.probe, a.err = p.acquire(ctx); a.err != nil {
+		return a
+	}
+	defer func() { p.release(a) }()
 	select {
 	case p.sem <- struct{}{}:
 		defer func() { <-p.sem }()
 	case <-ctx.Done():
-		return nil, 0, false, false, ctx.Err()
+		a.err = ctx.Err()
+		return a
 	}
 	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
@@ -319,57 +325,109 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
 		}
-		transient, err := sendError(err)
-		return nil, 0, false, transient, err
-	case resp == nil:
-		return nil, 0, false, false, fmt.Errorf("%w: nil *http.Response and nil error", ErrBrokenClient)
-	case resp.Body == nil:
-		return nil, 0, false, false, fmt.Errorf("%w: %d response with a nil Body", ErrBrokenClient, resp.StatusCode)
+		a.err, a.pressure = err, errors.Is(err, syscall.ECONNREFUSED)
+		a.transient = sendTransient(err)
+		return a
+	case resp == nil || resp.Body == nil:
+		a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
+		return a
 	}
-	hint, hasHint = retryafter.Parse(resp.Header, time.Now())
-	if resp.StatusCode != http.StatusOK {
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrBody+1))
-		_ = resp.Body.Close()
-		apiErr := tensorpool.NewAPIError(resp, body[:min(len(body), maxErrBody)])
-		apiErr.Truncated = apiErr.Truncated || err != nil || len(body) > maxErrBody
-		return nil, hint, hasHint, apiErr.Temporary(), apiErr
-	}
-	resp.Header = mediatype.Normalize(resp.Header)
-	resp.Body = http.MaxBytesReader(nil, resp.Body, maxBody)
-	parsed, err := gen.ParseGetRequestInfoResponse(resp)
-	var tooLarge *http.MaxBytesError
+	a.answered = true
+	a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
+	r, err := tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
+	var apiErr *tensorpool.APIError
 	switch {
-	case errors.As(err, &tooLarge):
-		// The same response would be too large again: as the tensorpool
-		// client's own cap, this is permanent.
-		return nil, hint, hasHint, false, fmt.Errorf("decoding the 200 response: %w (over %d bytes)", tensorpool.ErrResponseTooLarge, maxBody)
+	case errors.As(err, &apiErr):
+		a.pressure = apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable
+		a.transient = apiErr.Temporary()
 	case err != nil:
-		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: %w", err)
-	case parsed.JSON200 == nil:
-		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: Content-Type %q is not JSON", resp.Header.Get("Content-Type"))
+		a.transient = sendTransient(err)
+	case r.JSON200 == nil:
+		err = fmt.Errorf("%w: a %d answer with Content-Type %q", tensorpool.ErrMalformedResponse, r.StatusCode(),
+			servertext.Clean(resp.Header.Get("Content-Type")))
+		a.transient = true
+	case r.JSON200.RequestID != id:
+		err = fmt.Errorf("%w: asked for %q, got %q", ErrWrongRequest, id, servertext.Clean(r.JSON200.RequestID))
+		a.transient = true
+	default:
+		a.info = r.JSON200
 	}
-	return parsed.JSON200, hint, hasHint, false, nil
+	a.err = err
+	return a
 }
 
-// sendError classifies err, returned by the Client instead of a response.
-// It is transient only if internal/transient says so (the rule the
-// tensorpool client's own retries follow: connection failures, timeouts,
-// HTTP/2 resets, a body lost mid-way), or if it is a 200 whose body the
-// tensorpool client refused as malformed (tensorpool.ErrMalformedResponse),
-// as a 200 that does not decode here is. Everything else would come back on
-// every poll: TLS and certificate errors, a redirect loop, an unsupported
-// scheme, a body past the cap, a request refused or not built, a custom
-// transport's own error. tensorpool.ErrNilResponse (a transport that
-// returned neither a response nor an error) becomes ErrBrokenClient, as a
-// nil response from the Client itself does.
-func sendError(err error) (bool, error) {
-	switch {
-	case errors.Is(err, tensorpool.ErrNilResponse):
-		return false, fmt.Errorf("%w: %w", ErrBrokenClient, err)
-	case errors.Is(err, tensorpool.ErrResponseTooLarge):
-		return false, err
+// sendTransient reports whether err, instead of a decoded answer, may not
+// recur: internal/transient's rule (the tensorpool client's own), or a body
+// refused as malformed, as a 200 that does not decode here is. A body past
+// the client's cap would be as large again.
+func sendTransient(err error) bool {
+	return !errors.Is(err, tensorpool.ErrResponseTooLarge) &&
+		(transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse))
+}
+
+// acquire waits until the hold lets a poll go: at once when not holding;
+// else after until, one probe at a time.
+func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
+	h := &p.hold
+	for {
+		h.mu.Lock()
+		if h.rounds == 0 {
+			h.mu.Unlock()
+			return false, nil
+		}
+		wait := time.Until(h.until)
+		if wait <= 0 && !h.probing {
+			h.probing = true
+			h.mu.Unlock()
+			return true, nil
+		}
+		if h.changed == nil {
+			h.changed = make(chan struct{})
+		}
+		changed := h.changed
+		h.mu.Unlock()
+		var due <-chan time.Time
+		if wait > 0 {
+			due = time.After(wait)
+		}
+		select {
+		case <-changed:
+		case <-due:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
 	}
-	return transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse), err
+}
+
+// release tells the hold how a poll went: pressure holds every poll until
+// the answer's Retry-After (raised to the minimum interval) or, without
+// one, a backoff shared by the Poller, plus jitter; any other HTTP answer
+// ends the hold.
+func (p *Poller) release(a answer) {
+	h := &p.hold
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if a.probe {
+		h.probing = false
+	}
+	switch {
+	case a.pressure:
+		if a.probe || h.rounds == 0 { // answers to polls sent before the hold do not grow it
+			h.rounds++
+		}
+		base, r := p.cfg.delay(a.hint, a.hasHint, h.rounds)
+		if until := time.Now().Add(p.jittered(base, r)); until.After(h.until) {
+			h.until = until
+		}
+	case a.answered && h.rounds > 0:
+		h.rounds, h.until = 0, time.Time{}
+	case !a.probe:
+		return
+	}
+	if h.changed != nil {
+		close(h.changed)
+		h.changed = nil
+	}
 }
 
 // report sends s, and err if it ended the wait, to the progress callback.
