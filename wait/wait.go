@@ -32,30 +32,21 @@ type Poller struct {
 	sem  chan struct{} // bounds in-flight poll requests
 	mu   sync.Mutex    // serializes progress callbacks; held while one runs
 	rand func() float64
-	hold hold
-}
 
-// hold is a Poller's shared pressure: after a 429, a 503 or a refused
-// connection, none of its polls goes before until, and then one at a time
-// (a probe) until an answer that is not one of those.
-type hold struct {
-	mu      sync.Mutex
+	// The shared hold after a 429, 503 or refused connection: no poll
+	// before until, then one probe at a time; rounds == 0 when not holding.
+	holdMu  sync.Mutex
 	until   time.Time
-	rounds  int // pressure answers to probes in a row; 0: not holding
-	probing bool
-	changed chan struct{} // closed when the hold moves or ends
+	rounds  int           // pressure answers to probes in a row
+	probing bool          // a probe is in flight
+	moved   chan struct{} // closed when the hold moves or ends
 }
 
 // New returns a Poller that polls through c (a *gen.Client or
 // *gen.ClientWithResponses).
 func New(c Client, opts ...Option) *Poller {
-	cfg := config{
-		minInterval:   DefaultMinInterval,
-		maxInterval:   DefaultMaxInterval,
-		maxFailures:   DefaultMaxFailures,
-		notFoundGrace: DefaultNotFoundGrace,
-		concurrency:   DefaultConcurrency,
-	}
+	cfg := config{minInterval: DefaultMinInterval, maxInterval: DefaultMaxInterval, maxFailures: DefaultMaxFailures,
+		notFoundGrace: DefaultNotFoundGrace, concurrency: DefaultConcurrency}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -84,27 +75,15 @@ const (
 // transient failures and the 404 grace.
 type Step struct {
 	RequestID string
-	// Info is the last request info seen (this poll's or an earlier one's);
-	// nil until a poll has succeeded.
-	Info *gen.RequestInfoResponse
-	// Status is Info.Status, or "" while Info is nil.
-	Status gen.RequestStatus
-	// Done reports a terminal status: COMPLETED, or FAILED (then the
-	// accompanying error is a *FailedError).
-	Done bool
-	// Next is how long to wait before the next poll; 0 when polling is over
-	// (Done, or an error was returned).
-	Next time.Duration
-	// Reason says why Next was chosen, or why polling is over.
-	Reason Reason
-	// Attempt counts the polls made, this one included.
-	Attempt int
-	// Err is this poll's transient failure, if any; polling may continue.
-	Err error
-	// Failures counts consecutive transient failures, this one included.
-	Failures int
-	// Started is the time of the first poll.
-	Started time.Time
+	Info      *gen.RequestInfoResponse // the last request info seen (this poll's or an earlier one's), nil if none
+	Status    gen.RequestStatus        // Info.Status, or "" while Info is nil
+	Done      bool                     // COMPLETED, or FAILED (then the error is a *FailedError)
+	Next      time.Duration            // how long to wait before the next poll; 0 when polling is over
+	Reason    Reason                   // why Next was chosen, or why polling is over
+	Attempt   int                      // polls made, this one included
+	Err       error                    // this poll's transient failure, if any; polling may continue
+	Failures  int                      // consecutive transient failures, this one included
+	Started   time.Time                // the time of the first poll
 
 	floor time.Duration // the earliest Next may be: the server's hint or the minimum interval
 }
@@ -137,44 +116,20 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 	if err := checkID(requestID); err != nil {
 		return nil, err
 	}
-	var s *Step
-	for {
-		var err error
-		s, err = p.step(ctx, requestID, s)
-		if err == nil && !s.Done {
-			err = fitDeadline(ctx, s)
-		}
-		p.report(s, err)
-		if err != nil || s.Done {
-			return s.Info, err
-		}
-		t := time.NewTimer(s.Next)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			err := s.end(ReasonContext, ctxError(ctx, s))
-			p.report(s, err)
-			return s.Info, err
-		case <-t.C:
-		}
-	}
+	e := p.pollAll(ctx, dueOrder{{s: &Step{RequestID: requestID}}})[0]
+	return e.s.Info, e.err
 }
 
 // fitDeadline makes s's next poll come before ctx's deadline: it shortens
-// s.Next, never below s.floor, or, if even s.floor does not fit, ends s with
-// an error wrapping context.DeadlineExceeded.
+// s.Next, never below s.floor, leaving a floor's worth of time for the poll
+// itself if it can; if even s.floor does not fit, it ends s with an error
+// wrapping context.DeadlineExceeded.
 func fitDeadline(ctx context.Context, s *Step) error {
 	dl, ok := ctx.Deadline()
-	if !ok {
-		return nil
-	}
-	left := time.Until(dl)
-	switch {
-	case s.Next < left:
+	switch left := time.Until(dl); {
+	case !ok || s.Next < left:
 		return nil
 	case s.floor < left:
-		// Leave a floor's worth of time before the deadline for the poll
-		// itself, unless that would poll earlier than allowed.
 		s.Next, s.Reason = max(s.floor, left-s.floor), ReasonTrimmed
 		return nil
 	}
@@ -183,14 +138,13 @@ func fitDeadline(ctx context.Context, s *Step) error {
 }
 
 // Step polls the request once and says what to do next, without sleeping
-// (it does wait while the Poller holds its polls after a 429 or 503; see
-// the package documentation). A nil error with Done == false means "poll
-// again after Next". A non-nil error ends polling: *FailedError (with
-// Done), *TransientError, *UnknownStatusError, an error wrapping
-// *tensorpool.APIError, ErrBrokenClient or the Client's permanent error,
-// ErrInvalidRequestID, or ctx's error. The returned Step is never nil. prev
-// is the Step returned by the previous call for this id, or nil for the
-// first.
+// (though it waits while the Poller holds its polls after a 429 or 503). A
+// nil error with Done == false means "poll again after Next". A non-nil
+// error ends polling: *FailedError (with Done), *TransientError,
+// *UnknownStatusError, an error wrapping *tensorpool.APIError,
+// ErrBrokenClient or the Client's permanent error, ErrInvalidRequestID, or
+// ctx's error. The returned Step is never nil. prev is the Step returned by
+// the previous call for this id, or nil for the first.
 //
 // Unlike Wait, Step does not fit Next to ctx's deadline: a controller's ctx
 // bounds one reconcile, not the wait.
@@ -203,21 +157,54 @@ func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step,
 	return s, err
 }
 
-// step is Step without the progress report, for a valid id.
+// step is Step without the progress report, for a valid id. A decoded
+// answer is used even if ctx ended meanwhile; a failed GET is reported as
+// ctx's error if ctx has ended.
 func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
-	s := &Step{RequestID: requestID}
-	if prev != nil && prev.RequestID == requestID {
+	s := &Step{RequestID: requestID, Started: time.Now()}
+	if prev != nil && prev.RequestID == requestID && !prev.Started.IsZero() {
 		*s = *prev
 	}
 	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	if ctx.Err() != nil {
 		return s, s.end(ReasonContext, ctxError(ctx, s))
 	}
-	if s.Started.IsZero() {
-		s.Started = time.Now()
-	}
 	s.Attempt++
-	return s, p.poll(ctx, s)
+	a := p.get(ctx, requestID)
+	var apiErr *tensorpool.APIError
+	switch {
+	case a.err != nil && ctx.Err() != nil:
+		return s, s.end(ReasonContext, ctxError(ctx, s))
+	case a.err != nil && a.transient:
+		if s.Failures, s.Err = s.Failures+1, a.err; s.Failures >= p.cfg.maxFailures {
+			return s, &TransientError{RequestID: requestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
+		}
+		return s, p.schedule(s, a)
+	case errors.As(a.err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
+		s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
+		s.Err = a.err // not visible yet: does not count as a failure
+		return s, p.schedule(s, a)
+	case a.err != nil:
+		return s, fmt.Errorf("wait: request %q: %w", requestID, a.err)
+	}
+	s.Failures, s.Info, s.Status = 0, a.info, a.info.Status
+	switch a.info.Status {
+	case gen.RequestStatusCOMPLETED:
+		s.Done = true
+		return s, nil
+	case gen.RequestStatusFAILED:
+		s.Done = true
+		return s, &FailedError{Info: a.info}
+	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
+	default:
+		if !p.cfg.unknownRunning {
+			return s, &UnknownStatusError{RequestID: requestID, Info: a.info}
+		}
+	}
+	if ctx.Err() != nil {
+		return s, s.end(ReasonContext, ctxError(ctx, s))
+	}
+	return s, p.schedule(s, a)
 }
 
 // end marks s as over for reason r and returns err.
@@ -226,77 +213,18 @@ func (s *Step) end(r Reason, err error) error {
 	return err
 }
 
-// answer is the outcome of one GET.
-type answer struct {
-	info      *gen.RequestInfoResponse
-	hint      time.Duration // the response's Retry-After, whatever its status
-	hasHint   bool
-	err       error
-	transient bool // err may not recur: poll again
-	pressure  bool // 429, 503 or a refused connection: news about the server
-	answered  bool // an HTTP response came back
-	probe     bool // sent as the hold's probe
-}
-
-// poll sends one GET and fills in s; a non-nil error ends polling. A
-// decoded answer is recorded even if ctx ended meanwhile; a failed GET is
-// reported as ctx's error if ctx has ended.
-func (p *Poller) poll(ctx context.Context, s *Step) error {
-	a := p.get(ctx, s.RequestID)
-	var apiErr *tensorpool.APIError
-	switch {
-	case a.err != nil && ctx.Err() != nil:
-		return s.end(ReasonContext, ctxError(ctx, s))
-	case a.err != nil && a.transient:
-		s.Failures++
-		s.Err = a.err
-		if s.Failures >= p.cfg.maxFailures {
-			return &TransientError{RequestID: s.RequestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
-		}
-		p.schedule(s, a)
-		return nil
-	case errors.As(a.err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
-		s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
-		s.Err = a.err // not visible yet: does not count as a failure
-		p.schedule(s, a)
-		return nil
-	case a.err != nil:
-		return fmt.Errorf("wait: request %q: %w", s.RequestID, a.err)
-	}
-	s.Failures = 0
-	s.Info, s.Status = a.info, a.info.Status
-	switch a.info.Status {
-	case gen.RequestStatusCOMPLETED:
-		s.Done = true
-		return nil
-	case gen.RequestStatusFAILED:
-		s.Done = true
-		return &FailedError{Info: a.info}
-	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
-	default:
-		if !p.cfg.unknownRunning {
-			return &UnknownStatusError{RequestID: s.RequestID, Info: a.info}
-		}
-	}
-	if ctx.Err() != nil {
-		return s.end(ReasonContext, ctxError(ctx, s))
-	}
-	p.schedule(s, a)
-	return nil
-}
-
-// schedule sets s.Next: the delay before jitter (see config.delay) plus up
-// to 25 % of it, never past the maximum interval.
-func (p *Poller) schedule(s *Step, a answer) {
+// schedule sets s.Next: config.delay plus jitter. It returns nil.
+func (p *Poller) schedule(s *Step, a answer) error {
 	base, r := p.cfg.delay(a.hint, a.hasHint, s.Failures)
 	s.Next, s.Reason, s.floor = p.jittered(base, r), r, base
 	if !a.hasHint {
 		s.floor = p.cfg.minInterval
 	}
+	return nil
 }
 
-// jittered adds up to 25 % to d, never past the maximum interval (d is at
-// most that, so nothing overflows); a clamped hint gets none.
+// jittered adds up to 25 % to d (at most the maximum interval), never past
+// the maximum interval, so nothing overflows; a clamped hint gets none.
 func (p *Poller) jittered(d time.Duration, r Reason) time.Duration {
 	if r == ReasonClamped {
 		return d
@@ -304,8 +232,18 @@ func (p *Poller) jittered(d time.Duration, r Reason) time.Duration {
 	return d + min(time.Duration(p.rand()*jitter*float64(d)), p.cfg.maxInterval-d)
 }
 
+// answer is the outcome of one GET.
+type answer struct {
+	info                *gen.RequestInfoResponse
+	hint                time.Duration // the response's Retry-After, whatever its status
+	hasHint             bool
+	err                 error
+	transient, pressure bool // err may not recur; err is news about the server's load
+	answered, probe     bool // an HTTP response came; the GET was the hold's probe
+}
+
 // get sends one GET /request/info/{id} once the hold and the concurrency
-// bound let it, and checks the answer as package tensorpool's Check does.
+// bound let it, and checks the answer with tensorpool.Check.
 func (p *Poller) get(ctx context.Context, id string) (a answer) {
 	if a.probe, a.err = p.acquire(ctx); a.err != nil {
 		return a
@@ -325,8 +263,7 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
 		}
-		a.err, a.pressure = err, errors.Is(err, syscall.ECONNREFUSED)
-		a.transient = sendTransient(err)
+		a.err, a.pressure, a.transient = err, errors.Is(err, syscall.ECONNREFUSED), sendTransient(err)
 		return a
 	case resp == nil || resp.Body == nil:
 		a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
@@ -338,17 +275,15 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 	var apiErr *tensorpool.APIError
 	switch {
 	case errors.As(err, &apiErr):
-		a.pressure = apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable
 		a.transient = apiErr.Temporary()
+		a.pressure = apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable
 	case err != nil:
 		a.transient = sendTransient(err)
 	case r.JSON200 == nil:
-		err = fmt.Errorf("%w: a %d answer with Content-Type %q", tensorpool.ErrMalformedResponse, r.StatusCode(),
-			servertext.Clean(resp.Header.Get("Content-Type")))
-		a.transient = true
+		err, a.transient = fmt.Errorf("%w: a %d answer with Content-Type %q", tensorpool.ErrMalformedResponse, r.StatusCode(),
+			servertext.Clean(resp.Header.Get("Content-Type"))), true
 	case r.JSON200.RequestID != id:
-		err = fmt.Errorf("%w: asked for %q, got %q", ErrWrongRequest, id, servertext.Clean(r.JSON200.RequestID))
-		a.transient = true
+		err, a.transient = fmt.Errorf("%w: asked for %q, got %q", ErrWrongRequest, id, servertext.Clean(r.JSON200.RequestID)), true
 	default:
 		a.info = r.JSON200
 	}
@@ -358,40 +293,35 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 
 // sendTransient reports whether err, instead of a decoded answer, may not
 // recur: internal/transient's rule (the tensorpool client's own), or a body
-// refused as malformed, as a 200 that does not decode here is. A body past
-// the client's cap would be as large again.
+// refused as malformed, as a 200 that does not decode here is; not a body
+// past the client's cap, which would be as large again.
 func sendTransient(err error) bool {
 	return !errors.Is(err, tensorpool.ErrResponseTooLarge) &&
 		(transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse))
 }
 
-// acquire waits until the hold lets a poll go: at once when not holding;
+// acquire waits until the hold lets a poll go: at once when not holding,
 // else after until, one probe at a time.
 func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
-	h := &p.hold
 	for {
-		h.mu.Lock()
-		if h.rounds == 0 {
-			h.mu.Unlock()
-			return false, nil
+		p.holdMu.Lock()
+		wait := time.Until(p.until)
+		if p.rounds == 0 || wait <= 0 && !p.probing {
+			probe, p.probing = p.rounds > 0, p.probing || p.rounds > 0
+			p.holdMu.Unlock()
+			return probe, nil
 		}
-		wait := time.Until(h.until)
-		if wait <= 0 && !h.probing {
-			h.probing = true
-			h.mu.Unlock()
-			return true, nil
+		if p.moved == nil {
+			p.moved = make(chan struct{})
 		}
-		if h.changed == nil {
-			h.changed = make(chan struct{})
-		}
-		changed := h.changed
-		h.mu.Unlock()
+		moved := p.moved
+		p.holdMu.Unlock()
 		var due <-chan time.Time
 		if wait > 0 {
 			due = time.After(wait)
 		}
 		select {
-		case <-changed:
+		case <-moved:
 		case <-due:
 		case <-ctx.Done():
 			return false, ctx.Err()
@@ -400,33 +330,32 @@ func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
 }
 
 // release tells the hold how a poll went: pressure holds every poll until
-// the answer's Retry-After (raised to the minimum interval) or, without
-// one, a backoff shared by the Poller, plus jitter; any other HTTP answer
-// ends the hold.
+// the answer's Retry-After (within the interval bounds) or, without one, a
+// backoff shared by the Poller, plus jitter; any other HTTP answer ends the
+// hold. Answers to polls sent before the hold began do not lengthen it.
 func (p *Poller) release(a answer) {
-	h := &p.hold
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	p.holdMu.Lock()
+	defer p.holdMu.Unlock()
 	if a.probe {
-		h.probing = false
+		p.probing = false
 	}
 	switch {
 	case a.pressure:
-		if a.probe || h.rounds == 0 { // answers to polls sent before the hold do not grow it
-			h.rounds++
+		if a.probe || p.rounds == 0 {
+			p.rounds++
 		}
-		base, r := p.cfg.delay(a.hint, a.hasHint, h.rounds)
-		if until := time.Now().Add(p.jittered(base, r)); until.After(h.until) {
-			h.until = until
+		base, r := p.cfg.delay(a.hint, a.hasHint, p.rounds)
+		if until := time.Now().Add(p.jittered(base, r)); until.After(p.until) {
+			p.until = until
 		}
-	case a.answered && h.rounds > 0:
-		h.rounds, h.until = 0, time.Time{}
+	case a.answered && p.rounds > 0:
+		p.rounds = 0
 	case !a.probe:
 		return
 	}
-	if h.changed != nil {
-		close(h.changed)
-		h.changed = nil
+	if p.moved != nil {
+		close(p.moved)
+		p.moved = nil
 	}
 }
 
