@@ -12,15 +12,9 @@ const (
 )
 
 const (
-	// noHint is the delay after an answer without a usable Retry-After:
-	// the tp CLI's 2 s. Jitter only adds to it, so a wait never polls more
-	// often than the CLI, and notices completion at most 2.5 s late.
-	noHint = 2 * time.Second
-	// maxBackoff caps the backoff after failures without a Retry-After.
-	maxBackoff = 30 * time.Second
-	// jitter is the largest fraction added to a delay. It is only ever
-	// added, so a poll never comes earlier than the server asked.
-	jitter = 0.25
+	noHint     = 2 * time.Second  // after an answer without Retry-After: the tp CLI's interval
+	maxBackoff = 30 * time.Second // caps the backoff after failures without Retry-After
+	jitter     = 0.25             // the largest fraction added (never subtracted) to a delay
 )
 
 // An Option configures a Poller.
@@ -53,12 +47,11 @@ func WithInterval(lo, hi time.Duration) Option {
 	}
 }
 
-// WithProgress calls f after every poll, including the last, and once more
-// when ctx (or WithFailFast) ends a wait between polls (see Update). Calls
-// made by one Poller are serialized, so f need not be safe for concurrent
-// use; f should return quickly, as polling waits for it. f runs under the
-// Poller's lock: it must not call the same Poller's Wait, WaitAll or Step
-// (that deadlocks); start a goroutine or use another Poller.
+// WithProgress calls f after every poll, and once more when ctx (or
+// WithFailFast) ends a wait between polls (see Update). One Poller's calls
+// are serialized, under its lock: f need not be safe for concurrent use,
+// should return quickly, and must not call the same Poller (that
+// deadlocks).
 func WithProgress(f func(Update)) Option {
 	return func(c *config) { c.progress = f }
 }
@@ -87,18 +80,15 @@ func WithNotFoundGrace(d time.Duration) Option {
 }
 
 // WithUnknownStatusAsRunning treats a status outside the spec's enum as
-// still running (reported through progress, polled again with the usual
-// delays), instead of the default: ending the wait with ErrUnknownStatus.
-// Use it if the server may grow new non-terminal statuses before this
-// module is updated; the wait then relies on ctx to end.
+// still running instead of ending the wait with ErrUnknownStatus: for a
+// server that may grow new statuses first. The wait then relies on ctx.
 func WithUnknownStatusAsRunning() Option {
 	return func(c *config) { c.unknownRunning = true }
 }
 
-// WithFailFast makes WaitAll stop waiting for the other requests as soon as
-// one wait fails (ctx ending is not such a failure): their polls in flight
-// are cancelled, and each gets an error wrapping ErrStopped, naming it and
-// its last status. By default every request is waited for.
+// WithFailFast makes WaitAll stop waiting for the others as soon as one
+// wait fails (ctx ending is not such a failure): their polls in flight are
+// cancelled, and each gets an error wrapping ErrStopped.
 func WithFailFast() Option {
 	return func(c *config) { c.failFast = true }
 }

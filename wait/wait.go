@@ -167,14 +167,14 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	}
 	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	if ctx.Err() != nil {
-		return s, s.end(ReasonContext, ctxError(ctx, s))
+		return s, s.end(ReasonContext, endError(ctx, s))
 	}
 	s.Attempt++
 	a := p.get(ctx, requestID)
 	var apiErr *tensorpool.APIError
 	switch {
 	case a.err != nil && ctx.Err() != nil:
-		return s, s.end(ReasonContext, ctxError(ctx, s))
+		return s, s.end(ReasonContext, endError(ctx, s))
 	case a.err != nil && a.transient:
 		if s.Failures, s.Err = s.Failures+1, a.err; s.Failures >= p.cfg.maxFailures {
 			return s, &TransientError{RequestID: requestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
@@ -202,7 +202,7 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 		}
 	}
 	if ctx.Err() != nil {
-		return s, s.end(ReasonContext, ctxError(ctx, s))
+		return s, s.end(ReasonContext, endError(ctx, s))
 	}
 	return s, p.schedule(s, a)
 }

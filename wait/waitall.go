@@ -96,7 +96,7 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 				e.s, e.err = p.step(ctx, e.s.RequestID, e.s)
 				switch {
 				case e.s.Reason == ReasonContext && parent.Err() == nil: // only WithFailFast cancels ctx while parent lives
-					e.err = e.s.end(ReasonStopped, stoppedError(e.s))
+					e.err = e.s.end(ReasonStopped, endError(parent, e.s))
 				case e.err == nil && !e.s.Done:
 					e.err = fitDeadline(ctx, e.s)
 				}
@@ -144,11 +144,11 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 		}
 	}
 	for _, e := range queue { // never polled again: ctx ended, or WithFailFast
+		r := ReasonStopped
 		if parent.Err() != nil {
-			e.err = e.s.end(ReasonContext, ctxError(parent, e.s))
-		} else {
-			e.err = e.s.end(ReasonStopped, stoppedError(e.s))
+			r = ReasonContext
 		}
+		e.err = e.s.end(r, endError(parent, e.s))
 		p.report(e.s, e.err)
 	}
 	return all
