@@ -264,3 +264,25 @@ func TestServerTextCleanedAndCapped(t *testing.T) {
 		})
 	}
 }
+
+// TestEchoedKeyNotInErrorsThroughNewClient: through tensorpool.NewClient, a
+// server echoing the API key in an error body does not put it in wait's
+// error or Updates: the answer goes through tensorpool.Check, whose
+// APIError scrubs it. (Scrubbing it from a 200's body, such as a FAILED
+// request's external_message, is NewClient's transport's job, before the
+// body is parsed.)
+func TestEchoedKeyNotInErrorsThroughNewClient(t *testing.T) {
+	for _, code := range []int{400, 503} {
+		synctest.Test(t, func(t *testing.T) {
+			r := reply{code: code, body: `{"detail":"bad key tp-test\n\u001b[2J"}`}
+			var seen strings.Builder
+			p := newFake().on("r", r).newClientPoller(t, WithMaxFailures(2),
+				WithProgress(func(u Update) { fmt.Fprintf(&seen, "%s %v\n", u.Message, u.Err) }))
+			_, err := p.Wait(t.Context(), "r")
+			fmt.Fprintf(&seen, "%v", err)
+			if err == nil || strings.Contains(seen.String(), "tp-test") || strings.ContainsAny(seen.String(), "\x1b") {
+				t.Errorf("%d: the key or a raw ESC leaked (or no error): %q", code, seen.String())
+			}
+		})
+	}
+}
