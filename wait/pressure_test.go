@@ -108,8 +108,9 @@ func TestPressureHoldsEveryPoll(t *testing.T) {
 	}
 }
 
-// TestPressureIsPerPoller: the hold of one Poller does not hold another, and
-// an answer that is not pressure releases it for every id.
+// TestPressureReleasedBySuccess: a 503's hold delays every poll of its
+// Poller (not another Poller's), and an answer that is not pressure
+// releases it for every id.
 func TestPressureReleasedBySuccess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake().on("a", httpErr(503, "60"), completed).on("b", running("1"), completed)
@@ -119,11 +120,14 @@ func TestPressureReleasedBySuccess(t *testing.T) {
 			t.Fatalf("a: %v after %v; want done after the 60 s hold", err, time.Since(start))
 		}
 		// Held for 60 s by a's 503: b's first poll waits for it too.
-		f = newFake().on("a", httpErr(503, "60"), completed).on("b", completed)
+		f = newFake().on("a", httpErr(503, "60"), completed).on("b", completed).on("c", completed)
 		p = f.poller(t, 0)
 		start = time.Now()
 		if _, err := p.Step(t.Context(), "a", nil); err != nil {
 			t.Fatal(err)
+		}
+		if _, err := f.poller(t, 0).Wait(t.Context(), "c"); err != nil || time.Since(start) != 0 {
+			t.Fatalf("another Poller: %v after %v; want done at once", err, time.Since(start))
 		}
 		if _, err := p.Wait(t.Context(), "b"); err != nil || time.Since(start) != 60*time.Second {
 			t.Fatalf("b: %v after %v; want held for 60 s", err, time.Since(start))
