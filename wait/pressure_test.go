@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -177,4 +178,24 @@ func TestSuccessWithoutJSON200IsMalformed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHoldPastTheDeadline: when the Poller holds its polls until after
+// ctx's deadline, Wait returns at once, wrapping context.DeadlineExceeded,
+// instead of sleeping only to time out.
+func TestHoldPastTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("a", httpErr(503, "60")).on("b", completed)
+		p := f.poller(t, 0)
+		if _, err := p.Step(t.Context(), "a", nil); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := p.Wait(ctx, "b")
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 0 || len(f.callsFor("b")) != 0 {
+			t.Fatalf("err = %v after %v and %d polls; want DeadlineExceeded at once, no poll", err, time.Since(start), len(f.callsFor("b")))
+		}
+	})
 }

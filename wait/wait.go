@@ -166,11 +166,16 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 		*s = *prev
 	}
 	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
-	if ctx.Err() != nil {
+	probe, err := p.acquire(ctx)
+	switch {
+	case ctx.Err() != nil:
 		return s, s.end(ReasonContext, endError(ctx, s))
+	case err != nil:
+		return s, s.end(ReasonContext, fmt.Errorf("wait: request %q: %w: the Poller holds its polls until after it, after a 429, a 503 or a refused connection (%s)",
+			requestID, err, s.summary()))
 	}
 	s.Attempt++
-	a := p.get(ctx, requestID)
+	a := p.get(ctx, requestID, probe)
 	var apiErr *tensorpool.APIError
 	switch {
 	case a.err != nil && ctx.Err() != nil:
@@ -242,12 +247,11 @@ type answer struct {
 	answered, probe     bool // an HTTP response came; the GET was the hold's probe
 }
 
-// get sends one GET /request/info/{id} once the hold and the concurrency
-// bound let it, and checks the answer with tensorpool.Check.
-func (p *Poller) get(ctx context.Context, id string) (a answer) {
-	if a.probe, a.err = p.acquire(ctx); a.err != nil {
-		return a
-	}
+// get sends one GET /request/info/{id}, let through the hold (as its probe
+// if probe) once the concurrency bound lets it, and checks the answer with
+// tensorpool.Check.
+func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
+	a.probe = probe
 	defer func() { p.release(a) }()
 	select {
 	case p.sem <- struct{}{}:
@@ -301,11 +305,19 @@ func sendTransient(err error) bool {
 }
 
 // acquire waits until the hold lets a poll go: at once when not holding,
-// else after until, one probe at a time.
+// else after until, one probe at a time. It returns ctx's error, or
+// context.DeadlineExceeded at once if ctx's deadline comes before until.
 func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
 	for {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
 		p.holdMu.Lock()
 		wait := time.Until(p.until)
+		if dl, ok := ctx.Deadline(); ok && p.rounds > 0 && !dl.After(p.until) {
+			p.holdMu.Unlock()
+			return false, context.DeadlineExceeded
+		}
 		if p.rounds == 0 || wait <= 0 && !p.probing {
 			probe, p.probing = p.rounds > 0, p.probing || p.rounds > 0
 			p.holdMu.Unlock()

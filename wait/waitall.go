@@ -95,7 +95,7 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 			for e := range work {
 				e.s, e.err = p.step(ctx, e.s.RequestID, e.s)
 				switch {
-				case e.s.Reason == ReasonContext && parent.Err() == nil: // only WithFailFast cancels ctx while parent lives
+				case e.s.Reason == ReasonContext && ctx.Err() != nil && parent.Err() == nil: // WithFailFast cancelled ctx
 					e.err = e.s.end(ReasonStopped, endError(parent, e.s))
 				case e.err == nil && !e.s.Done:
 					e.err = fitDeadline(ctx, e.s)
