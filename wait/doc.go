@@ -28,8 +28,9 @@
 //
 // If ctx's deadline comes before the next poll is due, the delay is
 // shortened so that one more poll comes before it, never earlier than the
-// Retry-After (or the minimum interval); if even that does not fit, Wait
-// returns at once with an error wrapping context.DeadlineExceeded.
+// Retry-After (or the minimum interval); if even that, or the end of the
+// Poller's hold, does not fit, Wait returns at once with an error wrapping
+// context.DeadlineExceeded.
 //
 // # Failures
 //
