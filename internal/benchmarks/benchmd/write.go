@@ -423,8 +423,8 @@ func writeMethod(w io.Writer, rs []*result) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("## Method and caveats\n\n")
 	p("- **Why some benchmarks are tests.** Virtual time needs `testing/synctest.Test`, which takes a live ")
-	p("`*testing.T`; a `*testing.B` has none, and benchmarks run only after every test has finished. So sections 1 ")
-	p("and 3 are tests (`TestEconomy`, `TestScale`, skipped unless `-figures` is given) that call `testing.Benchmark`, ")
+	p("`*testing.T`; a `*testing.B` has none, and benchmarks run only after every test has finished. So sections 1, ")
+	p("1b, 1c and 3 are tests (`TestEconomy`, `TestNoHeader`, `TestStorm`, `TestScale`, skipped unless `-figures` is given) that call `testing.Benchmark`, ")
 	p("run `synctest.Test(t, ...)` inside each `b.Loop` iteration, report with `b.ReportMetric`, and print the ")
 	p("`go test -bench` line format. Their ns/op, B/op and allocs/op are real wall time and memory for one whole ")
 	p("iteration; the counts and latencies are virtual. Section 2 and the per-answer costs are ordinary `Benchmark` functions. ")
