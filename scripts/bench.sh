@@ -40,7 +40,7 @@ done | tee "$tmp/client.txt"
 	grep -v '^ *\. *\. ' | grep -v '^ *$' | sed 's| in /.*/gen/| in gen/|' >"$tmp/pprof.txt" || true
 
 # 1 and 3: measurements in virtual time, run as tests (see harness_test.go).
-"$tmp/benchmarks.test" -test.count 1 -test.v -test.timeout 30m -test.run '^(TestEconomy|TestScale)$' \
+"$tmp/benchmarks.test" -test.count 1 -test.v -test.timeout 30m -test.run '^(TestEconomy|TestNoHeader|TestStorm|TestScale)$' \
 	-figures -economy.n "$economy_n" | tee "$tmp/figures.txt"
 
 # Where the CPU of the largest scale run goes.

@@ -7,70 +7,59 @@ import (
 	"strings"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
-// ErrFailed matches (errors.Is) every *FailedError: the request reached the
-// terminal status FAILED.
-var ErrFailed = errors.New("wait: request failed")
-
-// ErrUnknownStatus matches (errors.Is) every *UnknownStatusError: the server
-// reported a status outside the spec's enum (see WithUnknownStatusAsRunning).
-var ErrUnknownStatus = errors.New("wait: unknown request status")
-
-// ErrStopped is wrapped by the error WaitAll returns for an id it did not
-// wait for to the end because another id failed under WithFailFast. It does
-// not wrap context.Canceled: that error means the caller's ctx ended.
-var ErrStopped = errors.New("stopped after another request failed")
-
-// ErrBrokenClient is wrapped by the error returned when the Client breaks
-// the net/http contract: a nil *http.Response, or one with a nil Body, with
-// a nil error, or a tensorpool.NewClient transport returning neither (the
-// error then matches tensorpool.ErrNilResponse too). It ends the wait at
-// once: polling again would not mend the lower layer (a custom
-// gen.HttpRequestDoer, typically).
-var ErrBrokenClient = errors.New("broken Client")
-
-// ErrInvalidRequestID is wrapped by the error returned, before any request is
-// sent, for an id that is empty or could address another route: ".", "..",
-// or anything containing '/', '\\' or a control character.
-var ErrInvalidRequestID = errors.New("wait: invalid request id")
+var (
+	// ErrFailed matches (errors.Is) every *FailedError.
+	ErrFailed = errors.New("wait: request failed")
+	// ErrUnknownStatus matches (errors.Is) every *UnknownStatusError.
+	ErrUnknownStatus = errors.New("wait: unknown request status")
+	// ErrStopped is wrapped by WaitAll's error for an id it stopped waiting
+	// for because another failed under WithFailFast. It does not wrap
+	// context.Canceled: that error means the caller's ctx ended.
+	ErrStopped = errors.New("stopped after another request failed")
+	// ErrBrokenClient is wrapped by the error for a Client that breaks the
+	// net/http contract: a nil *http.Response, or a nil Body, with a nil
+	// error. It ends the wait at once.
+	ErrBrokenClient = errors.New("broken Client")
+	// ErrInvalidRequestID is wrapped by the error, returned before any
+	// request, for an id that is empty or could address another route: ".",
+	// "..", or anything containing '/', '\\' or a control character.
+	ErrInvalidRequestID = errors.New("wait: invalid request id")
+	// ErrWrongRequest is wrapped by the error for an answer whose request_id
+	// is not the id asked for (a broken server or proxy): transient, so a
+	// *TransientError wraps it after WithMaxFailures of them in a row.
+	ErrWrongRequest = errors.New("wait: the answer is for another request")
+)
 
 // FailedError reports a request whose final status is FAILED. It matches
 // ErrFailed.
 type FailedError struct {
-	// Info is the final request info, as the server sent it.
-	Info *gen.RequestInfoResponse
+	Info *gen.RequestInfoResponse // the final request info, as the server sent it
 }
 
-// Error names the request id, its type and the server's external_message.
+// Error names the request id, its type and the server's external_message,
+// each cleaned for printing (control characters escaped, at most 1 KiB).
 func (e *FailedError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrFailed.Error()
 	}
-	msg := fmt.Sprintf("wait: request %q (%s) failed", e.Info.RequestID, e.Info.RequestType)
-	if m := message(e.Info); m != "" {
-		msg += ": " + m
-	}
-	return msg
+	return withMessage(fmt.Sprintf("wait: request %q (%s) failed", servertext.Clean(e.Info.RequestID),
+		servertext.Clean(string(e.Info.RequestType))), e.Info)
 }
 
 // Is reports whether target is ErrFailed.
 func (e *FailedError) Is(target error) bool { return target == ErrFailed }
 
 // TransientError reports that polling gave up after Failures consecutive
-// transient failures (network errors, 408, 425, 429, 500, 502, 503, 504, or
-// a 200 whose body does not decode; see the package documentation). It unwraps to the last failure, which
-// is an *tensorpool.APIError when that failure was an HTTP status.
+// transient failures (see the package documentation). It unwraps to the
+// last one: a *tensorpool.APIError when that was an HTTP status.
 type TransientError struct {
-	// RequestID is the id that was being polled.
-	RequestID string
-	// Failures is the number of consecutive transient failures, the last
-	// one included (the WithMaxFailures limit).
-	Failures int
-	// LastStatus is the last status seen before the failures, or "".
-	LastStatus gen.RequestStatus
-	// Err is the last failure.
-	Err error
+	RequestID  string            // the id being polled
+	Failures   int               // consecutive transient failures, the last included (WithMaxFailures)
+	LastStatus gen.RequestStatus // the last status seen before them, or ""
+	Err        error             // the last failure
 }
 
 // Error names the id, the number of failures, the last status and the last
@@ -95,39 +84,42 @@ func (e *TransientError) Unwrap() error {
 // one included (see WithUnknownStatusAsRunning). It matches
 // ErrUnknownStatus.
 type UnknownStatusError struct {
-	// RequestID is the id that was polled.
-	RequestID string
-	// Info is the request info, as the server sent it.
-	Info *gen.RequestInfoResponse
+	RequestID string                   // the id polled
+	Info      *gen.RequestInfoResponse // the request info, as the server sent it
 }
 
-// Error names the status, the request id and the server's external_message.
+// Error names the status, the request id and the server's external_message,
+// cleaned for printing.
 func (e *UnknownStatusError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrUnknownStatus.Error()
 	}
-	msg := fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, e.Info.Status, e.RequestID)
-	if m := message(e.Info); m != "" {
-		msg += ": " + m
-	}
-	return msg
+	return withMessage(fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, servertext.Clean(string(e.Info.Status)), e.RequestID), e.Info)
 }
 
 // Is reports whether target is ErrUnknownStatus.
 func (e *UnknownStatusError) Is(target error) bool { return target == ErrUnknownStatus }
 
+// message is the server's external_message, cleaned for printing.
 func message(info *gen.RequestInfoResponse) string {
 	if info == nil || info.ExternalMessage == nil {
 		return ""
 	}
-	return *info.ExternalMessage
+	return servertext.Clean(*info.ExternalMessage)
+}
+
+func withMessage(s string, info *gen.RequestInfoResponse) string {
+	if m := message(info); m != "" {
+		return s + ": " + m
+	}
+	return s
 }
 
 func statusText(s gen.RequestStatus) string {
 	if s == "" {
 		return "none seen"
 	}
-	return string(s)
+	return servertext.Clean(string(s))
 }
 
 // checkID rejects ids that the generated request builder would resolve to
@@ -141,20 +133,18 @@ func checkID(id string) error {
 	return nil
 }
 
-// ctxError is the error for a wait ended by ctx. It wraps ctx.Err() (so
-// errors.Is with context.Canceled or context.DeadlineExceeded holds) and a
-// distinct context.Cause, and names the last status and failure seen.
-func ctxError(ctx context.Context, s *Step) error {
+// endError is the error of a wait that ctx or, while ctx lives,
+// WithFailFast ended: it wraps ctx.Err() and a distinct context.Cause, or
+// ErrStopped, and names the last status and failure seen.
+func endError(ctx context.Context, s *Step) error {
 	err, cause := ctx.Err(), context.Cause(ctx)
-	if cause == err || cause == nil {
+	if err == nil {
+		err = ErrStopped
+	}
+	if cause == nil || cause == err {
 		return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, err, s.summary())
 	}
 	return fmt.Errorf("wait: request %q: %w: %w (%s)", s.RequestID, err, cause, s.summary())
-}
-
-// stoppedError is the error of an id WaitAll stopped under WithFailFast.
-func stoppedError(s *Step) error {
-	return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, ErrStopped, s.summary())
 }
 
 // summary is the "last seen" tail of timeout and cancellation errors.

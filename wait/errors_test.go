@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,10 +88,6 @@ func TestPermanentClientErrorsFailAtOnce(t *testing.T) {
 		{"TLS alert (QUIC)", viaHTTP(tls.AlertError(116)), as[tls.AlertError]},
 		{"custom transport error", viaHTTP(errCustom), is(errCustom)},
 		{"200 past the tensorpool cap", viaHTTP(&tensorpool.ResponseTooLargeError{Method: "GET", Path: "/request/info/r", Limit: 1}), is(tensorpool.ErrResponseTooLarge)},
-		{"200 over 1 MiB", func(f *fake) (Client, error) {
-			f.on("r", reply{body: `{"status":"` + strings.Repeat("A", 2<<20) + `"}`}, completed)
-			return gen.NewClient(testServer, gen.WithHTTPClient(&http.Client{Transport: f}))
-		}, is(tensorpool.ErrResponseTooLarge)},
 		{"NewClient: TLS alert", viaNewClient(&net.OpError{Op: "remote error", Err: errors.New("tls: certificate required")}), as[*net.OpError]},
 		{"NewClient: custom transport error", viaNewClient(errCustom), is(errCustom)},
 		{"NewClient: redirect loop", viaNewClient(errors.New("stopped after 10 redirects")), func(err error) bool { return strings.Contains(err.Error(), "stopped after 10 redirects") }},
@@ -219,19 +216,72 @@ func TestErrorTypesNilSafe(t *testing.T) {
 	}
 }
 
-// TestLongErrorBodyMarkedTruncated: a non-200 body is kept up to 64 KiB; one
-// cut there says so (APIError.Truncated), as the tensorpool client's cut does.
-func TestLongErrorBodyMarkedTruncated(t *testing.T) {
-	for _, n := range []int{maxErrBody - 20, 100 << 10} {
+// TestServerTextCleanedAndCapped: whatever text the server sends (ESC,
+// newlines, 900 KB strings), in the request info, a header or an error
+// body, every error and Update of this package holds it on one line,
+// escaped, each field capped at about 1 KiB; a raw gen client included.
+func TestServerTextCleanedAndCapped(t *testing.T) {
+	huge := strings.Repeat("x", 900<<10)
+	nasty := "\x1b[31mred\nfake log line " + huge
+	js := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	info := func(id, typ, status, msg string) string {
+		return `{"request_id":` + js(id) + `,"request_type":` + js(typ) + `,"status":` + js(status) +
+			`,"created_at":"","external_message":` + js(msg) + `}`
+	}
+	for _, tc := range []struct {
+		name string
+		r    reply
+		opts []Option
+	}{
+		{"failed", reply{body: info("r", "ST\x1bA\n"+huge, "FAILED", nasty)}, nil},
+		{"unknown status", reply{body: info("r", "X", "NE\nW"+huge, nasty)}, nil},
+		{"running, then ctx ends", reply{body: info("r", "X", "PEND\x1bING"+huge, nasty)}, []Option{WithUnknownStatusAsRunning()}},
+		{"wrong request", reply{body: info("r\x1b"+huge, "X", "PENDING", nasty)}, []Option{WithMaxFailures(2)}},
+		{"content type", reply{ctype: "text/html\x1b" + huge, body: "<html>"}, []Option{WithMaxFailures(2)}},
+		{"error body", reply{code: 400, body: `{"detail":` + js(nasty) + `}`}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var texts []string
+				opts := append(tc.opts, WithProgress(func(u Update) {
+					texts = append(texts, u.Message, fmt.Sprint(u.Err))
+				}))
+				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+				defer cancel()
+				_, err := newFake().on("r", tc.r).poller(t, 0, opts...).Wait(ctx, "r")
+				if err == nil {
+					t.Fatal("no error")
+				}
+				for _, s := range append(texts, err.Error()) {
+					if bad := strings.ContainsAny(s, "\x1b\n\r"); bad || len(s) > 4<<10 {
+						t.Errorf("%d bytes, raw control characters %t: %.300q", len(s), bad, s)
+					}
+				}
+				if !strings.Contains(err.Error(), `\x1b`) && !strings.Contains(err.Error(), `\n`) && tc.name != "error body" {
+					t.Errorf("server text not in the error, escaped: %.300q", err.Error())
+				}
+			})
+		})
+	}
+}
+
+// TestEchoedKeyNotInErrorsThroughNewClient: through tensorpool.NewClient, a
+// server echoing the API key in an error body does not put it in wait's
+// error or Updates: the answer goes through tensorpool.Check, whose
+// APIError scrubs it. (Scrubbing it from a 200's body, such as a FAILED
+// request's external_message, is NewClient's transport's job, before the
+// body is parsed.)
+func TestEchoedKeyNotInErrorsThroughNewClient(t *testing.T) {
+	for _, code := range []int{400, 503} {
 		synctest.Test(t, func(t *testing.T) {
-			body := `{"detail":"` + strings.Repeat("x", n) + `"}`
-			_, err := newFake().on("r", reply{code: 400, body: body}).poller(t, 0).Wait(t.Context(), "r")
-			var apiErr *tensorpool.APIError
-			if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 {
-				t.Fatalf("err = %v; want the 400", err)
-			}
-			if cut := len(body) > maxErrBody; apiErr.Truncated != cut || cut == (apiErr.Message != "") {
-				t.Errorf("%d-byte body: Truncated = %t, Message %d bytes; want Truncated %t", len(body), apiErr.Truncated, len(apiErr.Message), cut)
+			r := reply{code: code, body: `{"detail":"bad key tp-test\n\u001b[2J"}`}
+			var seen strings.Builder
+			p := newFake().on("r", r).newClientPoller(t, WithMaxFailures(2),
+				WithProgress(func(u Update) { fmt.Fprintf(&seen, "%s %v\n", u.Message, u.Err) }))
+			_, err := p.Wait(t.Context(), "r")
+			fmt.Fprintf(&seen, "%v", err)
+			if err == nil || strings.Contains(seen.String(), "tp-test") || strings.ContainsAny(seen.String(), "\x1b") {
+				t.Errorf("%d: the key or a raw ESC leaked (or no error): %q", code, seen.String())
 			}
 		})
 	}

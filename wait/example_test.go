@@ -69,7 +69,7 @@ func newClient(statuses map[string][]string) *gen.ClientWithResponses {
 // Wait for one request, as returned by a storage destroy or cluster create.
 func Example() {
 	c := newClient(map[string][]string{"r-1": {"PENDING", "PROCESSING", "COMPLETED"}})
-	p := wait.New(c, wait.WithMinInterval(time.Millisecond))
+	p := wait.New(c, wait.WithInterval(time.Millisecond, 0))
 	info, err := p.Wait(context.Background(), "r-1")
 	if err != nil {
 		fmt.Println("error:", err)
@@ -98,7 +98,7 @@ func ExamplePoller_WaitAll() {
 		return
 	}
 	ids := append(attach.JSON202.RequestIDs, *destroy.JSON202.RequestID)
-	infos, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).WaitAll(ctx, ids...)
+	infos, err := wait.New(c, wait.WithInterval(time.Millisecond, 0)).WaitAll(ctx, ids...)
 	for _, info := range infos {
 		fmt.Println(info.RequestID, info.Status)
 	}
@@ -113,7 +113,7 @@ func ExamplePoller_WaitAll() {
 // delay was chosen.
 func ExampleWithProgress() {
 	c := newClient(map[string][]string{"r-1": {"PENDING", "PROCESSING", "COMPLETED"}})
-	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithProgress(func(u wait.Update) {
+	p := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithProgress(func(u wait.Update) {
 		fmt.Printf("%s #%d %s %q next: %s\n", u.RequestID, u.Attempt, u.Status, u.Message, u.Reason)
 	}))
 	_, _ = p.Wait(context.Background(), "r-1")
@@ -126,7 +126,7 @@ func ExampleWithProgress() {
 // Tell a FAILED request apart from a failure to poll.
 func ExampleFailedError() {
 	c := newClient(map[string][]string{"r-2": {"PROCESSING", "FAILED"}})
-	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).Wait(context.Background(), "r-2")
+	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0)).Wait(context.Background(), "r-2")
 	var failed *wait.FailedError
 	switch {
 	case errors.As(err, &failed):
@@ -156,7 +156,7 @@ func ExamplePoller_Wait_deadline() {
 // Poll once per reconcile from a controller and requeue instead of blocking.
 func ExamplePoller_Step() {
 	c := newClient(map[string][]string{"r-4": {"PROCESSING", "COMPLETED"}})
-	p := wait.New(c, wait.WithMinInterval(time.Millisecond))
+	p := wait.New(c, wait.WithInterval(time.Millisecond, 0))
 	var prev *wait.Step // persisted between reconciles
 	for {
 		s, err := p.Step(context.Background(), "r-4", prev)
@@ -181,26 +181,20 @@ func ExamplePoller_Step() {
 // *gen.ClientWithResponses.
 func ExampleNew() {
 	c := newClient(map[string][]string{"r-1": {"PROCESSING", "COMPLETED"}})
-	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxInterval(time.Second))
+	p := wait.New(c, wait.WithInterval(time.Millisecond, time.Second))
 	info, err := p.Wait(context.Background(), "r-1")
 	fmt.Println(info.Status, err)
 	// Output: COMPLETED <nil>
 }
 
-// A Retry-After below the minimum interval (10 ms here) is raised to it.
-func ExampleWithMinInterval() {
-	c := newClient(map[string][]string{"r-1": {"PENDING", "COMPLETED"}})
-	s, err := wait.New(c, wait.WithMinInterval(20*time.Millisecond)).Step(context.Background(), "r-1", nil)
-	fmt.Println(s.Reason, s.Next >= 20*time.Millisecond, err)
-	// Output: retry-after raised to min interval true <nil>
-}
-
-// A Retry-After above the maximum interval (600 s here) is clamped to it:
-// the one case of a poll earlier than the server asked, and Reason says so.
-func ExampleWithMaxInterval() {
+// WithInterval bounds the delay between two polls. A Retry-After above the
+// upper bound (600 s, against 5 ms here) is clamped to it: the one case of
+// a poll earlier than the server asked, and Reason says so. One below the
+// lower bound would be raised to it.
+func ExampleWithInterval() {
 	e := &engine{statuses: map[string][]string{"r-1": {"PENDING", "COMPLETED"}}, retryAfter: "600"}
 	c, _ := gen.NewClient("https://engine.example/", gen.WithHTTPClient(&http.Client{Transport: e}))
-	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxInterval(5*time.Millisecond),
+	p := wait.New(c, wait.WithInterval(time.Millisecond, 5*time.Millisecond),
 		wait.WithProgress(func(u wait.Update) { fmt.Println(u.Status, u.Next, u.Reason) }))
 	_, _ = p.Wait(context.Background(), "r-1")
 	// Output:
@@ -208,29 +202,10 @@ func ExampleWithMaxInterval() {
 	// COMPLETED 0s done
 }
 
-// Without a usable Retry-After, delays double from the minimum interval up
-// to the maximum backoff, plus at most 25 % jitter.
-func ExampleWithMaxBackoff() {
-	e := &engine{statuses: map[string][]string{"r-1": {"PENDING", "PENDING", "PENDING", "PENDING", "COMPLETED"}}}
-	c, _ := gen.NewClient("https://engine.example/", gen.WithHTTPClient(&http.Client{Transport: e}))
-	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxBackoff(2*time.Millisecond),
-		wait.WithProgress(func(u wait.Update) {
-			if u.Next > 0 {
-				fmt.Println(u.Reason, u.Next <= 2*time.Millisecond*5/4)
-			}
-		}))
-	_, _ = p.Wait(context.Background(), "r-1")
-	// Output:
-	// backoff true
-	// backoff true
-	// backoff true
-	// backoff true
-}
-
 // The number of consecutive transient failures (here 503s) that ends a wait.
 func ExampleWithMaxFailures() {
 	c := newClient(map[string][]string{"r-5": {"503", "503", "503", "COMPLETED"}})
-	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithMaxFailures(2)).Wait(context.Background(), "r-5")
+	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithMaxFailures(2)).Wait(context.Background(), "r-5")
 	var te *wait.TransientError
 	fmt.Println(errors.As(err, &te), te.Failures)
 	// Output: true 2
@@ -240,7 +215,7 @@ func ExampleWithMaxFailures() {
 // last failure's HTTP status.
 func ExampleTransientError() {
 	c := newClient(map[string][]string{"r-5": {"PENDING", "503"}})
-	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).Wait(context.Background(), "r-5")
+	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0)).Wait(context.Background(), "r-5")
 	var te *wait.TransientError
 	if errors.As(err, &te) {
 		fmt.Println(te.RequestID, te.Failures, te.LastStatus, tensorpool.StatusCode(err))
@@ -252,7 +227,7 @@ func ExampleTransientError() {
 // first poll; here 3 ms.
 func ExampleWithNotFoundGrace() {
 	c := newClient(map[string][]string{})
-	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithNotFoundGrace(3*time.Millisecond)).
+	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithNotFoundGrace(3*time.Millisecond)).
 		Wait(context.Background(), "r-unknown")
 	fmt.Println(tensorpool.IsNotFound(err))
 	// Output: true
@@ -261,7 +236,7 @@ func ExampleWithNotFoundGrace() {
 // At most one poll in flight: the ids are still each on their own schedule.
 func ExampleWithConcurrency() {
 	c := newClient(map[string][]string{"r-a": {"PENDING", "COMPLETED"}, "r-b": {"COMPLETED"}})
-	infos, err := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithConcurrency(1)).
+	infos, err := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithConcurrency(1)).
 		WaitAll(context.Background(), "r-a", "r-b")
 	fmt.Println(infos[0].Status, infos[1].Status, err)
 	// Output: COMPLETED COMPLETED <nil>
@@ -275,7 +250,7 @@ func ExampleWithFailFast() {
 		"r-ok":  {"PROCESSING", "PROCESSING", "PROCESSING", "PROCESSING", "PROCESSING", "PROCESSING", "COMPLETED"},
 		"r-bad": {"FAILED"},
 	})
-	infos, err := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithFailFast()).
+	infos, err := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithFailFast()).
 		WaitAll(context.Background(), "r-ok", "r-bad")
 	fmt.Println("r-bad:", infos[1].Status)
 	fmt.Println("failed:", errors.Is(err, wait.ErrFailed))
@@ -292,7 +267,7 @@ func ExampleWithFailFast() {
 // WithUnknownStatusAsRunning it is polled like a running one.
 func ExampleWithUnknownStatusAsRunning() {
 	c := newClient(map[string][]string{"r-7": {"QUEUED_V2", "COMPLETED"}})
-	p := wait.New(c, wait.WithMinInterval(time.Millisecond), wait.WithUnknownStatusAsRunning(),
+	p := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithUnknownStatusAsRunning(),
 		wait.WithProgress(func(u wait.Update) { fmt.Println(u.Status, u.Reason) }))
 	info, err := p.Wait(context.Background(), "r-7")
 	fmt.Println(info.Status, err)
@@ -305,7 +280,7 @@ func ExampleWithUnknownStatusAsRunning() {
 // By default an unknown status is an *UnknownStatusError carrying the info.
 func ExampleUnknownStatusError() {
 	c := newClient(map[string][]string{"r-6": {"PENDING", "QUEUED_V2"}})
-	_, err := wait.New(c, wait.WithMinInterval(time.Millisecond)).Wait(context.Background(), "r-6")
+	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0)).Wait(context.Background(), "r-6")
 	var unknown *wait.UnknownStatusError
 	if errors.As(err, &unknown) {
 		fmt.Println(unknown.RequestID, unknown.Info.Status)

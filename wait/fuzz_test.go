@@ -37,7 +37,7 @@ func FuzzResponse(f *testing.F) {
 			t.Skip()
 		}
 		fk := newFake().on("r", reply{code: code, ctype: ctype, body: body, retryAfter: ra, date: orNone(date)})
-		p := fk.poller(t, 0.999, WithMinInterval(time.Duration(minNs)), WithMaxInterval(time.Duration(maxNs)))
+		p := fk.poller(t, 0.999, WithInterval(time.Duration(minNs), time.Duration(maxNs)))
 		s, err := p.Step(context.Background(), "r", nil)
 		if s == nil {
 			t.Fatal("nil Step")

@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzRetryAfter: whatever Retry-After and Date a server sends, and whatever
-// interval options a caller sets, the schedule stays within [min, max],
+// interval bounds a caller sets (the third int64 of the corpus is no longer
+// used), the schedule stays within [min, max],
 // never polls earlier than a hint within bounds, and backoff never shrinks.
 func FuzzRetryAfter(f *testing.F) {
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
@@ -20,7 +21,7 @@ func FuzzRetryAfter(f *testing.F) {
 	}
 	f.Add("9223372035", "", int64(0), int64(math.MaxInt64), int64(0), uint8(1))
 	f.Add("", "", int64(1), int64(math.MaxInt64), int64(math.MaxInt64), uint8(255))
-	f.Fuzz(func(t *testing.T, value, date string, minNs, maxNs, backoffNs int64, steps uint8) {
+	f.Fuzz(func(t *testing.T, value, date string, minNs, maxNs, _ int64, steps uint8) {
 		h := http.Header{"Retry-After": {value}, "Date": {date}}
 		d, ok := retryafter.Parse(h, now)
 		if d < 0 {
@@ -29,12 +30,11 @@ func FuzzRetryAfter(f *testing.F) {
 		if !ok && d != 0 {
 			t.Fatalf("unusable value %q gave %v", value, d)
 		}
-		p := New(nil, WithMinInterval(time.Duration(minNs)), WithMaxInterval(time.Duration(maxNs)),
-			WithMaxBackoff(time.Duration(backoffNs)))
+		p := New(nil, WithInterval(time.Duration(minNs), time.Duration(maxNs)))
 		p.rand = func() float64 { return 0.999999 }
 		lo, hi := p.cfg.minInterval, p.cfg.maxInterval
 		s := &Step{}
-		p.schedule(s, d, ok)
+		p.schedule(s, answer{hint: d, hasHint: ok})
 		if s.Next < lo || s.Next > hi || s.Next < s.floor {
 			t.Fatalf("delay %v outside [%v, %v] (floor %v) for %q", s.Next, lo, hi, s.floor, value)
 		}
@@ -44,7 +44,8 @@ func FuzzRetryAfter(f *testing.F) {
 		// Backoff: within bounds and never shrinking, however many steps.
 		prev := time.Duration(0)
 		for i := 0; i <= int(steps); i++ {
-			p.schedule(s, 0, false)
+			s.Failures = i + 1
+			p.schedule(s, answer{})
 			if s.Next < lo || s.Next > hi || s.Next < prev {
 				t.Fatalf("backoff step %d: %v after %v, outside [%v, %v]", i, s.Next, prev, lo, hi)
 			}

@@ -4,23 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
+	"github.com/tensorpool/tensorpool-go/internal/servertext"
 	"github.com/tensorpool/tensorpool-go/internal/transient"
-)
-
-const (
-	maxBody    = 1 << 20  // cap on a 200 body: a hostile server must not exhaust memory
-	maxErrBody = 64 << 10 // cap on a non-200 body kept for the APIError
 )
 
 // Client is the one method of the generated client a Poller uses. Both
@@ -37,24 +32,25 @@ type Poller struct {
 	sem  chan struct{} // bounds in-flight poll requests
 	mu   sync.Mutex    // serializes progress callbacks; held while one runs
 	rand func() float64
+
+	// The shared hold after a 429, 503 or refused connection: no poll
+	// before until, then one probe at a time; rounds == 0 when not holding.
+	holdMu  sync.Mutex
+	until   time.Time
+	rounds  int           // pressure answers to probes in a row
+	probing bool          // a probe is in flight
+	moved   chan struct{} // closed when the hold moves or ends
 }
 
 // New returns a Poller that polls through c (a *gen.Client or
 // *gen.ClientWithResponses).
 func New(c Client, opts ...Option) *Poller {
-	cfg := config{
-		minInterval:   DefaultMinInterval,
-		maxInterval:   DefaultMaxInterval,
-		maxBackoff:    DefaultMaxBackoff,
-		maxFailures:   DefaultMaxFailures,
-		notFoundGrace: DefaultNotFoundGrace,
-		concurrency:   DefaultConcurrency,
-	}
+	cfg := config{minInterval: DefaultMinInterval, maxInterval: DefaultMaxInterval, maxFailures: DefaultMaxFailures,
+		notFoundGrace: DefaultNotFoundGrace, concurrency: DefaultConcurrency}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
-	cfg.maxBackoff = min(max(cfg.maxBackoff, cfg.minInterval), cfg.maxInterval)
 	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64}
 }
 
@@ -64,9 +60,9 @@ type Reason string
 // The reasons for a delay, and for the end of polling (Next == 0).
 const (
 	ReasonRetryAfter Reason = "retry-after"                         // the server's Retry-After, plus jitter
-	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithMinInterval
-	ReasonClamped    Reason = "retry-after clamped to max interval" // the hint was above WithMaxInterval
-	ReasonBackoff    Reason = "backoff"                             // no usable Retry-After: exponential backoff, plus jitter
+	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithInterval's lower bound
+	ReasonClamped    Reason = "retry-after clamped to max interval" // the hint was above WithInterval's upper bound
+	ReasonBackoff    Reason = "backoff"                             // no usable Retry-After: 2 s, or backoff after failures, plus jitter
 	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll), never below the hint or the min interval
 	ReasonDone       Reason = "done"                                // a terminal status, or an error from a poll
 	ReasonContext    Reason = "context ended"                       // ctx was cancelled or expired, or its deadline comes before the next poll may: Err wraps ctx's error
@@ -79,30 +75,17 @@ const (
 // transient failures and the 404 grace.
 type Step struct {
 	RequestID string
-	// Info is the last request info seen (this poll's or an earlier one's);
-	// nil until a poll has succeeded.
-	Info *gen.RequestInfoResponse
-	// Status is Info.Status, or "" while Info is nil.
-	Status gen.RequestStatus
-	// Done reports a terminal status: COMPLETED, or FAILED (then the
-	// accompanying error is a *FailedError).
-	Done bool
-	// Next is how long to wait before the next poll; 0 when polling is over
-	// (Done, or an error was returned).
-	Next time.Duration
-	// Reason says why Next was chosen, or why polling is over.
-	Reason Reason
-	// Attempt counts the polls made, this one included.
-	Attempt int
-	// Err is this poll's transient failure, if any; polling may continue.
-	Err error
-	// Failures counts consecutive transient failures, this one included.
-	Failures int
-	// Started is the time of the first poll.
-	Started time.Time
+	Info      *gen.RequestInfoResponse // the last request info seen (this poll's or an earlier one's), nil if none
+	Status    gen.RequestStatus        // Info.Status, or "" while Info is nil
+	Done      bool                     // COMPLETED, or FAILED (then the error is a *FailedError)
+	Next      time.Duration            // how long to wait before the next poll; 0 when polling is over
+	Reason    Reason                   // why Next was chosen, or why polling is over
+	Attempt   int                      // polls made, this one included
+	Err       error                    // this poll's transient failure, if any; polling may continue
+	Failures  int                      // consecutive transient failures, this one included
+	Started   time.Time                // the time of the first poll
 
-	backoff int           // consecutive delays chosen without a usable hint
-	floor   time.Duration // the earliest Next may be: the server's hint or the minimum interval
+	floor time.Duration // the earliest Next may be: the server's hint or the minimum interval
 }
 
 // Update is what WithProgress reports after every poll, and once more when
@@ -113,7 +96,7 @@ type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet
 	Attempt   int               // polls made for this request, this one included
-	Message   string            // the server's external_message, if any
+	Message   string            // the server's external_message, if any, cleaned for printing
 	Next      time.Duration     // delay before the next poll; 0 if none
 	Reason    Reason            // why Next was chosen, or why polling is over
 	Err       error             // this poll's failure (transient, or the one ending the wait), if any
@@ -133,44 +116,20 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 	if err := checkID(requestID); err != nil {
 		return nil, err
 	}
-	var s *Step
-	for {
-		var err error
-		s, err = p.step(ctx, requestID, s)
-		if err == nil && !s.Done {
-			err = fitDeadline(ctx, s)
-		}
-		p.report(s, err)
-		if err != nil || s.Done {
-			return s.Info, err
-		}
-		t := time.NewTimer(s.Next)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			err := s.end(ReasonContext, ctxError(ctx, s))
-			p.report(s, err)
-			return s.Info, err
-		case <-t.C:
-		}
-	}
+	e := p.pollAll(ctx, dueOrder{{s: &Step{RequestID: requestID}}})[0]
+	return e.s.Info, e.err
 }
 
 // fitDeadline makes s's next poll come before ctx's deadline: it shortens
-// s.Next, never below s.floor, or, if even s.floor does not fit, ends s with
-// an error wrapping context.DeadlineExceeded.
+// s.Next, never below s.floor, leaving a floor's worth of time for the poll
+// itself if it can; if even s.floor does not fit, it ends s with an error
+// wrapping context.DeadlineExceeded.
 func fitDeadline(ctx context.Context, s *Step) error {
 	dl, ok := ctx.Deadline()
-	if !ok {
-		return nil
-	}
-	left := time.Until(dl)
-	switch {
-	case s.Next < left:
+	switch left := time.Until(dl); {
+	case !ok || s.Next < left:
 		return nil
 	case s.floor < left:
-		// Leave a floor's worth of time before the deadline for the poll
-		// itself, unless that would poll earlier than allowed.
 		s.Next, s.Reason = max(s.floor, left-s.floor), ReasonTrimmed
 		return nil
 	}
@@ -178,13 +137,14 @@ func fitDeadline(ctx context.Context, s *Step) error {
 		s.RequestID, context.DeadlineExceeded, s.floor, s.summary()))
 }
 
-// Step polls the request once and says what to do next, without waiting. A
-// nil error with Done == false means "poll again after Next". A non-nil error
-// ends polling: *FailedError (with Done), *TransientError, *UnknownStatusError,
-// an error wrapping *tensorpool.APIError, ErrBrokenClient or the Client's
-// permanent error, ErrInvalidRequestID, or ctx's error. The returned Step is
-// never nil. prev is the Step returned by the previous call for this id, or
-// nil for the first.
+// Step polls the request once and says what to do next, without sleeping
+// (though it waits while the Poller holds its polls after a 429 or 503). A
+// nil error with Done == false means "poll again after Next". A non-nil
+// error ends polling: *FailedError (with Done), *TransientError,
+// *UnknownStatusError, an error wrapping *tensorpool.APIError,
+// ErrBrokenClient or the Client's permanent error, ErrInvalidRequestID, or
+// ctx's error. The returned Step is never nil. prev is the Step returned by
+// the previous call for this id, or nil for the first.
 //
 // Unlike Wait, Step does not fit Next to ctx's deadline: a controller's ctx
 // bounds one reconcile, not the wait.
@@ -197,21 +157,59 @@ func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step,
 	return s, err
 }
 
-// step is Step without the progress report, for a valid id.
+// step is Step without the progress report, for a valid id. A decoded
+// answer is used even if ctx ended meanwhile; a failed GET is reported as
+// ctx's error if ctx has ended.
 func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
-	s := &Step{RequestID: requestID}
-	if prev != nil && prev.RequestID == requestID {
+	s := &Step{RequestID: requestID, Started: time.Now()}
+	if prev != nil && prev.RequestID == requestID && !prev.Started.IsZero() {
 		*s = *prev
 	}
 	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
-	if ctx.Err() != nil {
-		return s, s.end(ReasonContext, ctxError(ctx, s))
-	}
-	if s.Started.IsZero() {
-		s.Started = time.Now()
+	probe, err := p.acquire(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return s, s.end(ReasonContext, endError(ctx, s))
+	case err != nil:
+		return s, s.end(ReasonContext, fmt.Errorf("wait: request %q: %w: the Poller holds its polls until after it, after a 429, a 503 or a refused connection (%s)",
+			requestID, err, s.summary()))
 	}
 	s.Attempt++
-	return s, p.poll(ctx, s)
+	a := p.get(ctx, requestID, probe)
+	var apiErr *tensorpool.APIError
+	switch {
+	case a.err != nil && ctx.Err() != nil:
+		return s, s.end(ReasonContext, endError(ctx, s))
+	case a.err != nil && a.transient:
+		if s.Failures, s.Err = s.Failures+1, a.err; s.Failures >= p.cfg.maxFailures {
+			return s, &TransientError{RequestID: requestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
+		}
+		return s, p.schedule(s, a)
+	case errors.As(a.err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
+		s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
+		s.Err = a.err // not visible yet: does not count as a failure
+		return s, p.schedule(s, a)
+	case a.err != nil:
+		return s, fmt.Errorf("wait: request %q: %w", requestID, a.err)
+	}
+	s.Failures, s.Info, s.Status = 0, a.info, a.info.Status
+	switch a.info.Status {
+	case gen.RequestStatusCOMPLETED:
+		s.Done = true
+		return s, nil
+	case gen.RequestStatusFAILED:
+		s.Done = true
+		return s, &FailedError{Info: a.info}
+	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
+	default:
+		if !p.cfg.unknownRunning {
+			return s, &UnknownStatusError{RequestID: requestID, Info: a.info}
+		}
+	}
+	if ctx.Err() != nil {
+		return s, s.end(ReasonContext, endError(ctx, s))
+	}
+	return s, p.schedule(s, a)
 }
 
 // end marks s as over for reason r and returns err.
@@ -220,97 +218,47 @@ func (s *Step) end(r Reason, err error) error {
 	return err
 }
 
-// poll sends one GET and fills in s; a non-nil error ends polling. A
-// decoded answer is recorded even if ctx ended meanwhile; a failed GET is
-// reported as ctx's error if ctx has ended.
-func (p *Poller) poll(ctx context.Context, s *Step) error {
-	info, hint, hasHint, transient, err := p.get(ctx, s.RequestID)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return s.end(ReasonContext, ctxError(ctx, s))
-	case err != nil && transient:
-		s.Failures++
-		s.Err = err
-		if s.Failures >= p.cfg.maxFailures {
-			return &TransientError{RequestID: s.RequestID, Failures: s.Failures, LastStatus: s.Status, Err: err}
-		}
-		p.schedule(s, hint, hasHint)
-		return nil
-	case err != nil:
-		var apiErr *tensorpool.APIError
-		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
-			s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace {
-			s.Err = err // not visible yet: does not count as a failure
-			p.schedule(s, hint, hasHint)
-			return nil
-		}
-		return fmt.Errorf("wait: request %q: %w", s.RequestID, err)
+// schedule sets s.Next: config.delay plus jitter. It returns nil.
+func (p *Poller) schedule(s *Step, a answer) error {
+	base, r := p.cfg.delay(a.hint, a.hasHint, s.Failures)
+	s.Next, s.Reason, s.floor = p.jittered(base, r), r, base
+	if !a.hasHint {
+		s.floor = p.cfg.minInterval
 	}
-	s.Failures = 0
-	s.Info, s.Status = info, info.Status
-	switch info.Status {
-	case gen.RequestStatusCOMPLETED:
-		s.Done = true
-		return nil
-	case gen.RequestStatusFAILED:
-		s.Done = true
-		return &FailedError{Info: info}
-	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
-	default:
-		if !p.cfg.unknownRunning {
-			return &UnknownStatusError{RequestID: s.RequestID, Info: info}
-		}
-	}
-	if ctx.Err() != nil {
-		return s.end(ReasonContext, ctxError(ctx, s))
-	}
-	p.schedule(s, hint, hasHint)
 	return nil
 }
 
-// schedule sets s.Next: the server's hint raised to the minimum interval or
-// clamped to the maximum, else exponential backoff from the minimum interval
-// up to the maximum backoff; then up to 25 % positive jitter, never past the
-// maximum interval. Every step saturates: no option or hint can overflow.
-func (p *Poller) schedule(s *Step, hint time.Duration, hasHint bool) {
-	c := &p.cfg
-	var base time.Duration
-	switch {
-	case hasHint && hint > c.maxInterval:
-		s.backoff = 0
-		s.Next, s.floor, s.Reason = c.maxInterval, c.maxInterval, ReasonClamped
-		return
-	case hasHint && hint < c.minInterval:
-		s.backoff = 0
-		base, s.Reason = c.minInterval, ReasonRaised
-	case hasHint:
-		s.backoff = 0
-		base, s.Reason = hint, ReasonRetryAfter
-	default:
-		base = c.minInterval
-		for i := 0; i < s.backoff && base < c.maxBackoff; i++ {
-			base = min(base, c.maxBackoff/2) * 2 // saturates; never overflows
-		}
-		base = min(base, c.maxBackoff)
-		s.backoff++
-		s.Reason = ReasonBackoff
+// jittered adds up to 25 % to d (at most the maximum interval), never past
+// the maximum interval, so nothing overflows; a clamped hint gets none.
+func (p *Poller) jittered(d time.Duration, r Reason) time.Duration {
+	if r == ReasonClamped {
+		return d
 	}
-	s.floor = base
-	if s.Reason == ReasonBackoff {
-		s.floor = c.minInterval
-	}
-	// base <= maxInterval, so the room left cannot overflow.
-	s.Next = base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base)
+	return d + min(time.Duration(p.rand()*jitter*float64(d)), p.cfg.maxInterval-d)
 }
 
-// get sends one GET /request/info/{id}. transient classifies a non-nil err;
-// hint is the response's Retry-After, whatever its status.
-func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoResponse, hint time.Duration, hasHint, transient bool, err error) {
+// answer is the outcome of one GET.
+type answer struct {
+	info                *gen.RequestInfoResponse
+	hint                time.Duration // the response's Retry-After, whatever its status
+	hasHint             bool
+	err                 error
+	transient, pressure bool // err may not recur; err is news about the server's load
+	answered, probe     bool // an HTTP response came; the GET was the hold's probe
+}
+
+// get sends one GET /request/info/{id}, let through the hold (as its probe
+// if probe) once the concurrency bound lets it, and checks the answer with
+// tensorpool.Check.
+func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
+	a.probe = probe
+	defer func() { p.release(a) }()
 	select {
 	case p.sem <- struct{}{}:
 		defer func() { <-p.sem }()
 	case <-ctx.Done():
-		return nil, 0, false, false, ctx.Err()
+		a.err = ctx.Err()
+		return a
 	}
 	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
@@ -319,57 +267,108 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
 		}
-		transient, err := sendError(err)
-		return nil, 0, false, transient, err
-	case resp == nil:
-		return nil, 0, false, false, fmt.Errorf("%w: nil *http.Response and nil error", ErrBrokenClient)
-	case resp.Body == nil:
-		return nil, 0, false, false, fmt.Errorf("%w: %d response with a nil Body", ErrBrokenClient, resp.StatusCode)
+		a.err, a.pressure, a.transient = err, errors.Is(err, syscall.ECONNREFUSED), sendTransient(err)
+		return a
+	case resp == nil || resp.Body == nil:
+		a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
+		return a
 	}
-	hint, hasHint = retryafter.Parse(resp.Header, time.Now())
-	if resp.StatusCode != http.StatusOK {
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrBody+1))
-		_ = resp.Body.Close()
-		apiErr := tensorpool.NewAPIError(resp, body[:min(len(body), maxErrBody)])
-		apiErr.Truncated = apiErr.Truncated || err != nil || len(body) > maxErrBody
-		return nil, hint, hasHint, apiErr.Temporary(), apiErr
-	}
-	resp.Header = mediatype.Normalize(resp.Header)
-	resp.Body = http.MaxBytesReader(nil, resp.Body, maxBody)
-	parsed, err := gen.ParseGetRequestInfoResponse(resp)
-	var tooLarge *http.MaxBytesError
+	a.answered = true
+	a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
+	r, err := tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
+	var apiErr *tensorpool.APIError
 	switch {
-	case errors.As(err, &tooLarge):
-		// The same response would be too large again: as the tensorpool
-		// client's own cap, this is permanent.
-		return nil, hint, hasHint, false, fmt.Errorf("decoding the 200 response: %w (over %d bytes)", tensorpool.ErrResponseTooLarge, maxBody)
+	case errors.As(err, &apiErr):
+		a.transient = apiErr.Temporary()
+		a.pressure = apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable
 	case err != nil:
-		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: %w", err)
-	case parsed.JSON200 == nil:
-		return nil, hint, hasHint, true, fmt.Errorf("decoding the 200 response: Content-Type %q is not JSON", resp.Header.Get("Content-Type"))
+		a.transient = sendTransient(err)
+	case r.JSON200 == nil:
+		err, a.transient = fmt.Errorf("%w: a %d answer with Content-Type %q", tensorpool.ErrMalformedResponse, r.StatusCode(),
+			servertext.Clean(resp.Header.Get("Content-Type"))), true
+	case r.JSON200.RequestID != id:
+		err, a.transient = fmt.Errorf("%w: asked for %q, got %q", ErrWrongRequest, id, servertext.Clean(r.JSON200.RequestID)), true
+	default:
+		a.info = r.JSON200
 	}
-	return parsed.JSON200, hint, hasHint, false, nil
+	a.err = err
+	return a
 }
 
-// sendError classifies err, returned by the Client instead of a response.
-// It is transient only if internal/transient says so (the rule the
-// tensorpool client's own retries follow: connection failures, timeouts,
-// HTTP/2 resets, a body lost mid-way), or if it is a 200 whose body the
-// tensorpool client refused as malformed (tensorpool.ErrMalformedResponse),
-// as a 200 that does not decode here is. Everything else would come back on
-// every poll: TLS and certificate errors, a redirect loop, an unsupported
-// scheme, a body past the cap, a request refused or not built, a custom
-// transport's own error. tensorpool.ErrNilResponse (a transport that
-// returned neither a response nor an error) becomes ErrBrokenClient, as a
-// nil response from the Client itself does.
-func sendError(err error) (bool, error) {
-	switch {
-	case errors.Is(err, tensorpool.ErrNilResponse):
-		return false, fmt.Errorf("%w: %w", ErrBrokenClient, err)
-	case errors.Is(err, tensorpool.ErrResponseTooLarge):
-		return false, err
+// sendTransient reports whether err, instead of a decoded answer, may not
+// recur: internal/transient's rule (the tensorpool client's own), or a body
+// refused as malformed, as a 200 that does not decode here is; not a body
+// past the client's cap, which would be as large again.
+func sendTransient(err error) bool {
+	return !errors.Is(err, tensorpool.ErrResponseTooLarge) &&
+		(transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse))
+}
+
+// acquire waits until the hold lets a poll go: at once when not holding,
+// else after until, one probe at a time. It returns ctx's error, or
+// context.DeadlineExceeded at once if ctx's deadline comes before until.
+func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
+	for {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		p.holdMu.Lock()
+		wait := time.Until(p.until)
+		if dl, ok := ctx.Deadline(); ok && p.rounds > 0 && !dl.After(p.until) {
+			p.holdMu.Unlock()
+			return false, context.DeadlineExceeded
+		}
+		if p.rounds == 0 || wait <= 0 && !p.probing {
+			probe, p.probing = p.rounds > 0, p.probing || p.rounds > 0
+			p.holdMu.Unlock()
+			return probe, nil
+		}
+		if p.moved == nil {
+			p.moved = make(chan struct{})
+		}
+		moved := p.moved
+		p.holdMu.Unlock()
+		var due <-chan time.Time
+		if wait > 0 {
+			due = time.After(wait)
+		}
+		select {
+		case <-moved:
+		case <-due:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
 	}
-	return transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse), err
+}
+
+// release tells the hold how a poll went: pressure holds every poll until
+// the answer's Retry-After (within the interval bounds) or, without one, a
+// backoff shared by the Poller, plus jitter; any other HTTP answer ends the
+// hold. Answers to polls sent before the hold began do not lengthen it.
+func (p *Poller) release(a answer) {
+	p.holdMu.Lock()
+	defer p.holdMu.Unlock()
+	if a.probe {
+		p.probing = false
+	}
+	switch {
+	case a.pressure:
+		if a.probe || p.rounds == 0 {
+			p.rounds++
+		}
+		base, r := p.cfg.delay(a.hint, a.hasHint, p.rounds)
+		if until := time.Now().Add(p.jittered(base, r)); until.After(p.until) {
+			p.until = until
+		}
+	case a.answered && p.rounds > 0:
+		p.rounds = 0
+	case !a.probe:
+		return
+	}
+	if p.moved != nil {
+		close(p.moved)
+		p.moved = nil
+	}
 }
 
 // report sends s, and err if it ended the wait, to the progress callback.

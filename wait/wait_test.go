@@ -91,8 +91,8 @@ func TestUnusableRetryAfterFallsBackToBackoff(t *testing.T) {
 		if _, err := p.Wait(t.Context(), "r"); err != nil {
 			t.Fatal(err)
 		}
-		// Backoff 1, 2, 4, 8 s; the hint restarts it; then 1 s again.
-		checkGaps(t, f.gaps("r"), time.Second, 2*time.Second, 4*time.Second, 8*time.Second, 120*time.Second, time.Second)
+		// 2 s each time, but after the usable hint.
+		checkGaps(t, f.gaps("r"), 2*time.Second, 2*time.Second, 2*time.Second, 2*time.Second, 120*time.Second, 2*time.Second)
 		want := []Reason{ReasonBackoff, ReasonBackoff, ReasonBackoff, ReasonBackoff, ReasonRetryAfter, ReasonBackoff, ReasonDone}
 		if fmt.Sprint(reasons) != fmt.Sprint(want) {
 			t.Errorf("reasons = %v; want %v", reasons, want)
@@ -100,20 +100,42 @@ func TestUnusableRetryAfterFallsBackToBackoff(t *testing.T) {
 	})
 }
 
-func TestBackoffCappedAtMaxBackoff(t *testing.T) {
+// TestNoHintEveryTwoSeconds: without a Retry-After, a running request is
+// polled every 2 s (the CLI's interval) plus at most 25 % jitter, however
+// long it runs: never more polls than the CLI, completion noticed at most
+// 2.5 s late. Failures without one back off from the minimum interval up to
+// 30 s.
+func TestNoHintEveryTwoSeconds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		s := time.Second
 		f := newFake().on("r", seq(repeat(8, running("")), completed)...)
 		if _, err := f.poller(t, 0).Wait(t.Context(), "r"); err != nil {
 			t.Fatal(err)
 		}
-		s := time.Second
-		checkGaps(t, f.gaps("r"), s, 2*s, 4*s, 8*s, 16*s, 30*s, 30*s, 30*s)
+		checkGaps(t, f.gaps("r"), 2*s, 2*s, 2*s, 2*s, 2*s, 2*s, 2*s, 2*s)
 
-		f = newFake().on("r", seq(repeat(4, running("")), completed)...)
-		if _, err := f.poller(t, 0, WithMinInterval(5*s), WithMaxBackoff(12*s)).Wait(t.Context(), "r"); err != nil {
+		f = newFake().on("r", seq(repeat(8, running("")), completed)...)
+		if _, err := f.poller(t, 0.999999).Wait(t.Context(), "r"); err != nil {
 			t.Fatal(err)
 		}
-		checkGaps(t, f.gaps("r"), 5*s, 10*s, 12*s, 12*s)
+		for i, g := range f.gaps("r") {
+			if g < 2*s || g > 2500*time.Millisecond {
+				t.Errorf("gap %d: %v, want within [2 s, 2.5 s]", i, g)
+			}
+		}
+
+		busy := reply{code: 500}
+		f = newFake().on("r", busy, busy, busy, busy, running(""), busy, completed)
+		if _, err := f.poller(t, 0).Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		checkGaps(t, f.gaps("r"), s, 2*s, 4*s, 8*s, 2*s, s)
+
+		f = newFake().on("r", seq(repeat(3, running("")), completed)...)
+		if _, err := f.poller(t, 0, WithInterval(5*s, 0)).Wait(t.Context(), "r"); err != nil {
+			t.Fatal(err)
+		}
+		checkGaps(t, f.gaps("r"), 5*s, 5*s, 5*s)
 	})
 }
 
@@ -121,7 +143,7 @@ func TestHintBelowMinRaised(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake().on("r", running("0"), running("0.2"), running("3"), completed)
 		var reasons []Reason
-		p := f.poller(t, 0, WithMinInterval(5*time.Second), WithProgress(func(u Update) { reasons = append(reasons, u.Reason) }))
+		p := f.poller(t, 0, WithInterval(5*time.Second, 0), WithProgress(func(u Update) { reasons = append(reasons, u.Reason) }))
 		if _, err := p.Wait(t.Context(), "r"); err != nil {
 			t.Fatal(err)
 		}
@@ -242,10 +264,14 @@ func TestTransientGivesUpAfterMaxConsecutive(t *testing.T) {
 }
 
 func TestPermanentStatusFailsAfterOneRequest(t *testing.T) {
-	for _, code := range []int{400, 401, 403, 405, 409, 410, 422, 501, 505, 202, 204} {
+	for _, code := range []int{400, 401, 403, 405, 409, 410, 422, 501, 505} {
 		t.Run(fmt.Sprint(code), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFake().on("r", httpErr(code, "1"), completed)
+				r := httpErr(code, "1")
+				if code == 422 { // the spec's body: one the generated parser does not reject
+					r.body = `{"detail":[{"loc":["path","request_id"],"msg":"bad","type":"x"}]}`
+				}
+				f := newFake().on("r", r, completed)
 				_, err := f.poller(t, 0).Wait(t.Context(), "r")
 				var apiErr *tensorpool.APIError
 				if !errors.As(err, &apiErr) || apiErr.StatusCode != code {
@@ -266,7 +292,7 @@ func TestNotFoundGrace(t *testing.T) {
 		if _, err := f.poller(t, 0).Wait(t.Context(), "r"); err != nil {
 			t.Fatalf("404 within grace: %v", err)
 		}
-		// Never found: polls at 0, 1, 3, 7 s, then 15 s is past the 10 s grace.
+		// Never found: polls at 0, 2, 4, 6, 8 s, then 10 s is past the 10 s grace.
 		f = newFake().on("r", httpErr(404, ""))
 		start := time.Now()
 		_, err := f.poller(t, 0).Wait(t.Context(), "r")
@@ -274,8 +300,8 @@ func TestNotFoundGrace(t *testing.T) {
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
 			t.Fatalf("err = %v; want a 404 *tensorpool.APIError", err)
 		}
-		if n, el := len(f.allCalls()), time.Since(start); n != 5 || el != 15*time.Second {
-			t.Errorf("gave up after %d polls and %v; want 5 polls and 15s", n, el)
+		if n, el := len(f.allCalls()), time.Since(start); n != 6 || el != 10*time.Second {
+			t.Errorf("gave up after %d polls and %v; want 6 polls and 10s", n, el)
 		}
 		// Once seen, a 404 is final.
 		f = newFake().on("r", running("1"), httpErr(404, ""), completed)
@@ -821,25 +847,26 @@ func TestProgressCallsSerialized(t *testing.T) {
 
 func TestScheduleSaturates(t *testing.T) {
 	huge := time.Duration(math.MaxInt64)
-	p := New(nil, WithMaxInterval(huge), WithMaxBackoff(huge))
+	p := New(nil, WithInterval(huge, huge))
 	p.rand = func() float64 { return 0.999999 }
 	hint := 9223372035 * time.Second
 	s := &Step{}
-	p.schedule(s, hint, true)
+	p.schedule(s, answer{hint: hint, hasHint: true})
 	if s.Next < hint {
 		t.Errorf("Retry-After %v gave a delay of %v", hint, s.Next)
 	}
-	// Backoff doubles up to the maximum and stays there.
-	s, prev := &Step{}, time.Duration(0)
-	for i := range 100 {
-		p.schedule(s, 0, false)
-		if s.Next < prev || s.Next < time.Second {
-			t.Fatalf("backoff step %d: %v after %v", i, s.Next, prev)
+	// Backoff never shrinks, whatever the bounds.
+	for _, p := range []*Poller{New(nil, WithInterval(huge, huge)), New(nil, WithInterval(0, huge)), New(nil)} {
+		p.rand = func() float64 { return 0.999999 }
+		s, prev := &Step{}, time.Duration(0)
+		for i := range 100 {
+			s.Failures = i + 1
+			p.schedule(s, answer{})
+			if s.Next < prev || s.Next < p.cfg.minInterval || s.Next > p.cfg.maxInterval {
+				t.Fatalf("backoff step %d: %v after %v", i, s.Next, prev)
+			}
+			prev = s.Next
 		}
-		prev = s.Next
-	}
-	if prev != huge {
-		t.Errorf("backoff ended at %v; want %v", prev, huge)
 	}
 	// Through Wait: one poll, then the deadline; never a tight loop.
 	synctest.Test(t, func(t *testing.T) {
@@ -847,7 +874,7 @@ func TestScheduleSaturates(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 		defer cancel()
 		polls := 0
-		p := f.poller(t, 0.999999, WithMaxInterval(huge), WithProgress(func(Update) {
+		p := f.poller(t, 0.999999, WithInterval(0, huge), WithProgress(func(Update) {
 			if polls++; polls == 3 {
 				cancel()
 			}
@@ -894,8 +921,8 @@ func TestDeadlineTrimsDelayInsteadOfGivingUp(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				// No hint, 20 s: backoff 1, 2, 4, 8 s; 16 s more would pass the
-				// deadline, so the delay is trimmed to 4 s (a minimum interval
+				// No hint, 20 s: every 2 s up to 18 s; 2 s more would reach the
+				// deadline, so the delay is trimmed to 1 s (a minimum interval
 				// left before the deadline); then not even 1 s fits.
 				f := newFake().on("r", running(""))
 				var ups []Update
@@ -907,12 +934,13 @@ func TestDeadlineTrimsDelayInsteadOfGivingUp(t *testing.T) {
 				if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 19*time.Second {
 					t.Fatalf("err = %v after %v; want DeadlineExceeded after 19s", err, time.Since(start))
 				}
-				checkGaps(t, f.gaps("r"), time.Second, 2*time.Second, 4*time.Second, 8*time.Second, 4*time.Second)
-				if u := ups[4]; u.Reason != ReasonTrimmed || u.Next != 4*time.Second {
-					t.Errorf("update 5 = %+v; want 4s, trimmed", u)
+				s := 2 * time.Second
+				checkGaps(t, f.gaps("r"), s, s, s, s, s, s, s, s, s, time.Second)
+				if u := ups[9]; u.Reason != ReasonTrimmed || u.Next != time.Second {
+					t.Errorf("update 10 = %+v; want 1s, trimmed", u)
 				}
-				if u := ups[len(ups)-1]; len(ups) != 6 || u.Reason != ReasonContext || u.Next != 0 || !errors.Is(u.Err, context.DeadlineExceeded) {
-					t.Errorf("%d updates, last %+v; want 6, the last ending on the deadline", len(ups), u)
+				if u := ups[len(ups)-1]; len(ups) != 11 || u.Reason != ReasonContext || u.Next != 0 || !errors.Is(u.Err, context.DeadlineExceeded) {
+					t.Errorf("%d updates, last %+v; want 11, the last ending on the deadline", len(ups), u)
 				}
 
 				// A server hint of 30 s (37 s with jitter) and 35 s left: the

@@ -18,14 +18,18 @@ var economyN = flag.Int("economy.n", 1000, "operations in the request-economy sc
 type outcome struct {
 	polls, early int
 	latency      time.Duration // from the last request's completion to the strategy's return
-	// ratio is the largest, over the operation's request ids, of the
-	// id's detection latency over the Retry-After granted by the last
-	// answer before it completed; only ids that had one, and no failure
-	// answer after completion (which delays every strategy), count. 0: no
-	// id counts.
-	ratio      float64
+	// ratio is the largest, over the operation's request ids whose last
+	// answer before completion granted a Retry-After, of the id's
+	// detection latency over that Retry-After; 0: no such id.
+	ratio float64
+	// noHint is the largest detection latency over the ids whose last
+	// answer before completion had no usable Retry-After; -1: no such id.
+	noHint     time.Duration
 	sawFailure bool // a non-200 answer (the official CLI stops there)
-	err        error
+	// failedAfterDone: a non-200 answer after an id completed, which
+	// delays its detection whatever the strategy.
+	failedAfterDone bool
+	err             error
 }
 
 type backendKind int
@@ -68,14 +72,19 @@ func runScenario(t *testing.T, s scenario, st strategy, kind backendKind) outcom
 		ctx, cancel := context.WithTimeout(context.Background(), s.done()+time.Hour)
 		defer cancel()
 		out.err = st.wait(ctx, newClient(t, obs), ids, rand.New(rand.NewPCG(scenarioSeed, uint64(s.index))))
-		out.latency = time.Since(done)
+		out.latency, out.noHint = time.Since(done), -1
 		for _, id := range ids {
 			rec := obs.ids[id]
 			out.polls += rec.polls
 			out.early += rec.early
 			out.sawFailure = out.sawFailure || rec.sawFailure
-			if rec.inForce > 0 && !rec.failedAfterDone && !rec.detected.IsZero() {
+			out.failedAfterDone = out.failedAfterDone || rec.failedAfterDone
+			switch {
+			case rec.detected.IsZero():
+			case rec.inForce > 0:
 				out.ratio = max(out.ratio, float64(rec.detected.Sub(rec.done))/float64(rec.inForce))
+			default:
+				out.noHint = max(out.noHint, rec.detected.Sub(rec.done))
 			}
 		}
 	})
@@ -86,8 +95,13 @@ func runScenario(t *testing.T, s scenario, st strategy, kind backendKind) outcom
 type summary struct {
 	ops, polls, early, earlyOps, errors, failureOps int
 	latencies                                       []time.Duration // of the operations seen to end
-	// ratios are the operations' outcome.ratio, where they have one.
+	// ratios are the operations' outcome.ratio, where they have one;
+	// noHint their outcome.noHint, where they have one.
 	ratios []float64
+	noHint []time.Duration
+	// clean are the ratios of the operations without a 429/503 after
+	// completion, which delays every strategy.
+	clean []float64
 }
 
 func (s *summary) add(o outcome) {
@@ -107,6 +121,12 @@ func (s *summary) add(o outcome) {
 	s.latencies = append(s.latencies, o.latency)
 	if o.ratio > 0 {
 		s.ratios = append(s.ratios, o.ratio)
+		if !o.failedAfterDone {
+			s.clean = append(s.clean, o.ratio)
+		}
+	}
+	if o.noHint >= 0 {
+		s.noHint = append(s.noHint, o.noHint)
 	}
 }
 
@@ -120,9 +140,19 @@ func (s *summary) report(b *testing.B) {
 	b.ReportMetric(quantile(lat, 0.50).Seconds(), "latency-p50-s")
 	b.ReportMetric(quantile(lat, 0.99).Seconds(), "latency-p99-s")
 	b.ReportMetric(quantile(lat, 1).Seconds(), "latency-max-s")
+	b.ReportMetric(quantile(ratios, 0.50), "latency/hint-p50")
 	b.ReportMetric(quantile(ratios, 0.99), "latency/hint-p99")
 	b.ReportMetric(quantile(ratios, 1), "latency/hint-max")
 	b.ReportMetric(float64(len(ratios)), "ops-in-latency/hint")
+	clean := sortedCopy(s.clean)
+	b.ReportMetric(quantile(clean, 0.99), "latency/hint-p99-clean")
+	b.ReportMetric(quantile(clean, 1), "latency/hint-max-clean")
+	b.ReportMetric(float64(len(clean)), "ops-in-latency/hint-clean")
+	noHint := sortedCopy(s.noHint)
+	b.ReportMetric(quantile(noHint, 0.50).Seconds(), "no-hint-latency-p50-s")
+	b.ReportMetric(quantile(noHint, 0.99).Seconds(), "no-hint-latency-p99-s")
+	b.ReportMetric(quantile(noHint, 1).Seconds(), "no-hint-latency-max-s")
+	b.ReportMetric(float64(len(noHint)), "ops-no-hint")
 	b.ReportMetric(float64(s.errors), "errors")
 	b.ReportMetric(float64(s.failureOps), "ops-with-non200")
 }

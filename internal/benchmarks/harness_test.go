@@ -25,7 +25,7 @@ import (
 // benchstat read. ns/op, B/op and allocs/op there are real: wall time and
 // memory of one whole iteration. The tests only run with -figures, which
 // `make bench` passes; `go test ./...` skips them.
-var figures = flag.Bool("figures", false, "run the measurements in virtual time (economy, scale); make bench sets it")
+var figures = flag.Bool("figures", false, "run the measurements in virtual time (economy, no header, storm, scale); make bench sets it")
 
 func needFigures(t *testing.T) {
 	t.Helper()

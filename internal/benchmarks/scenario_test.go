@@ -79,8 +79,9 @@ func (s scenario) done() time.Duration {
 	return d
 }
 
-// hintDelays are the server's Retry-After values the issue names.
-var hintDelays = []time.Duration{1 * time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second}
+// hintDelays are the server's Retry-After values the issue names, and a
+// decimal one ("2.5", which the CLI reads as none, polling after 2 s).
+var hintDelays = []time.Duration{1 * time.Second, 2 * time.Second, 2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 
 func randomHint(r *rand.Rand) hint {
 	h := hint{d: hintDelays[r.IntN(len(hintDelays))]}
@@ -101,8 +102,8 @@ func randomHint(r *rand.Rand) hint {
 //     ten ends FAILED, the rest COMPLETED;
 //   - 15 % are storage attaches to 2-4 clusters: as many request ids, all
 //     completing, each within 50-100 % of the first one's duration;
-//   - a starting Retry-After of 1, 2, 5, 10 or 30 s, sent as seconds (70 %),
-//     an HTTP-date (15 %) or not at all (15 %);
+//   - a starting Retry-After of 1, 2, 2.5, 5, 10 or 30 s, sent as seconds
+//     (70 %; "2.5" as a decimal), an HTTP-date (15 %) or not at all (15 %);
 //   - in 40 % of them the policy changes 1-3 times while they run;
 //   - in 25 %, 1-2 bursts of 1-4 consecutive 429 or 503 answers, with a
 //     Retry-After of 1-10 s (60 %) or none.

@@ -75,6 +75,10 @@ type lightServer struct {
 	requests map[string]*lightRequest
 	hint     hint
 	faults   []burst // each with n == 1
+	// overload: until this moment every answer is a 503 with Retry-After
+	// overloadRA (none if empty), an overloaded server (TestStorm).
+	overload   time.Time
+	overloadRA string
 }
 
 type lightRequest struct {
@@ -152,9 +156,15 @@ func (s *lightServer) RoundTrip(r *http.Request) (*http.Response, error) {
 	h["Content-Type"] = []string{"application/json"}
 
 	s.mu.Lock()
-	if len(s.faults) > 0 {
-		f := s.faults[0]
+	var fault *burst
+	switch {
+	case now.Before(s.overload):
+		fault = &burst{status: http.StatusServiceUnavailable, retryAfter: s.overloadRA}
+	case len(s.faults) > 0:
+		fault = &s.faults[0]
 		s.faults = s.faults[1:]
+	}
+	if f := fault; f != nil {
 		s.mu.Unlock()
 		if f.retryAfter != "" {
 			h["Retry-After"] = []string{f.retryAfter}
@@ -172,6 +182,12 @@ func (s *lightServer) RoundTrip(r *http.Request) (*http.Response, error) {
 	if phase.Status != gen.RequestStatusCOMPLETED && phase.Status != gen.RequestStatusFAILED {
 		switch ra.form {
 		case tensorpooltest.RetryAfterSeconds:
+			if ra.d%time.Second != 0 {
+				// A decimal ("2.5"), which the engine does not send: the
+				// economy set has it, the cross-check set does not.
+				h["Retry-After"] = []string{strconv.FormatFloat(ra.d.Seconds(), 'f', -1, 64)}
+				break
+			}
 			h["Retry-After"] = []string{strconv.FormatInt(int64(math.Ceil(ra.d.Seconds())), 10)}
 		case tensorpooltest.RetryAfterHTTPDate:
 			h["Retry-After"] = []string{now.Add(ra.d).UTC().Format(http.TimeFormat)}
@@ -246,6 +262,7 @@ type observer struct {
 	early      int
 	inflight   int
 	maxIn      int
+	perSecond  []int // polls sent in each second since origin
 }
 
 // idRecord is what the observer knows of one request id.
@@ -316,6 +333,12 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	o.polls++
 	rec.polls++
+	if sec := int(now.Sub(o.origin) / time.Second); sec >= 0 {
+		for len(o.perSecond) <= sec {
+			o.perSecond = append(o.perSecond, 0)
+		}
+		o.perSecond[sec]++
+	}
 	if now.Before(rec.allowed) {
 		o.early++
 		rec.early++
@@ -389,7 +412,8 @@ func traceLine(resp *http.Response, err error, at time.Duration) string {
 }
 
 // allowedAfter reads the Retry-After of an answer received at: the earliest
-// moment it allows the next request (delta-seconds from then, or the
+// moment it allows the next request (delta-seconds from then, decimals
+// included, or the
 // HTTP-date itself) and the delay it grants (for an HTTP-date, measured
 // against the answer's Date header, as RFC 9110 says: the engine writes
 // both to the second). No header, or one that does not parse, allows any
@@ -399,8 +423,10 @@ func allowedAfter(h http.Header, at time.Time) (time.Time, time.Duration) {
 	if v == "" {
 		return time.Time{}, 0
 	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		d := time.Duration(max(n, 0)) * time.Second
+	if n, err := strconv.ParseFloat(v, 64); err == nil && !strings.ContainsAny(v, "xXpPeE_") && !math.IsNaN(n) && !math.IsInf(n, 0) {
+		// Delta-seconds, a decimal such as "2.5" included: a client that
+		// reads it as 2 s polls early.
+		d := time.Duration(max(n, 0) * float64(time.Second))
 		return at.Add(d), d
 	}
 	t, err := http.ParseTime(v)
