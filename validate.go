@@ -36,7 +36,7 @@ func (e *InvalidRequestError) Is(target error) bool { return target == ErrInvali
 // no GetBody (a streamed body given to a ...WithBody method).
 const maxValidatedBody = 1 << 20
 
-// ValidateRequest checks req against the rules openapi.json states in prose
+// validateRequest checks req against the rules openapi.json states in prose
 // or in constraints the generated types cannot enforce, and returns an
 // *InvalidRequestError for the first one broken:
 //
@@ -48,11 +48,11 @@ const maxValidatedBody = 1 << 20
 //     what the format is; the one the spec states for a storage id is
 //     attach's "must start with 's-'", so it is checked here too.
 //
-// basePath is the base URL's path ("" for DefaultBaseURL). Clients made by
-// NewClient call it on every request, after every request editor (see
-// WithoutClientValidation); a request that fails it is never sent. It reads the body through req.GetBody, or, if
+// basePath is the base URL's path ("" for DefaultBaseURL). The doer calls it
+// on every request, after every request editor, unless
+// WithoutClientValidation. It reads the body through req.GetBody, or, if
 // there is none, reads it into memory and makes it replayable.
-func ValidateRequest(req *http.Request, basePath string) error {
+func validateRequest(req *http.Request, basePath string) error {
 	p, ok := strings.CutPrefix(req.URL.EscapedPath(), strings.TrimSuffix(basePath, "/"))
 	if !ok {
 		return nil

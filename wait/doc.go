@@ -69,10 +69,9 @@
 //     unsupported URL scheme, a redirect loop, a custom transport's own
 //     error, a body past a cap (tensorpool.ErrResponseTooLarge: the client's
 //     WithMaxResponseBytes, or wait's own 1 MiB for a 200),
-//     tensorpool.ErrDoerRedirected, tensorpool.ErrInvalidRequest, errors from
+//     tensorpool.ErrRedirected, tensorpool.ErrInvalidRequest, errors from
 //     building the request. A Client returning a nil response or body without
-//     an error fails with ErrBrokenClient, as does a NewClient transport
-//     returning neither (tensorpool.ErrNilResponse, also matched).
+//     an error fails with ErrBrokenClient.
 //   - A status outside PENDING, PROCESSING, RETRYING, COMPLETED, FAILED
 //     (including a missing one) fails with an *UnknownStatusError
 //     (ErrUnknownStatus) carrying the info, unless

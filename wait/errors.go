@@ -24,8 +24,7 @@ var ErrStopped = errors.New("stopped after another request failed")
 
 // ErrBrokenClient is wrapped by the error returned when the Client breaks
 // the net/http contract: a nil *http.Response, or one with a nil Body, with
-// a nil error, or a tensorpool.NewClient transport returning neither (the
-// error then matches tensorpool.ErrNilResponse too). It ends the wait at
+// a nil error. It ends the wait at
 // once: polling again would not mend the lower layer (a custom
 // gen.HttpRequestDoer, typically).
 var ErrBrokenClient = errors.New("broken Client")

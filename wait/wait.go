@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -330,7 +331,15 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 	if resp.StatusCode != http.StatusOK {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrBody+1))
 		_ = resp.Body.Close()
-		apiErr := tensorpool.NewAPIError(resp, body[:min(len(body), maxErrBody)])
+		resp.Body = io.NopCloser(bytes.NewReader(body[:min(len(body), maxErrBody)]))
+		_, cerr := tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
+		var apiErr *tensorpool.APIError
+		if !errors.As(cerr, &apiErr) { // a 2xx other than 200, or a body the parser refused (a 422 not in FastAPI's shape)
+			apiErr = &tensorpool.APIError{StatusCode: resp.StatusCode, Body: body[:min(len(body), maxErrBody)]}
+			if resp.Request != nil && resp.Request.URL != nil {
+				apiErr.Method, apiErr.Path = resp.Request.Method, resp.Request.URL.Path
+			}
+		}
 		apiErr.Truncated = apiErr.Truncated || err != nil || len(body) > maxErrBody
 		return nil, hint, hasHint, apiErr.Temporary(), apiErr
 	}
@@ -359,14 +368,9 @@ func (p *Poller) get(ctx context.Context, id string) (info *gen.RequestInfoRespo
 // as a 200 that does not decode here is. Everything else would come back on
 // every poll: TLS and certificate errors, a redirect loop, an unsupported
 // scheme, a body past the cap, a request refused or not built, a custom
-// transport's own error. tensorpool.ErrNilResponse (a transport that
-// returned neither a response nor an error) becomes ErrBrokenClient, as a
-// nil response from the Client itself does.
+// transport's own error.
 func sendError(err error) (bool, error) {
-	switch {
-	case errors.Is(err, tensorpool.ErrNilResponse):
-		return false, fmt.Errorf("%w: %w", ErrBrokenClient, err)
-	case errors.Is(err, tensorpool.ErrResponseTooLarge):
+	if errors.Is(err, tensorpool.ErrResponseTooLarge) {
 		return false, err
 	}
 	return transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse), err
