@@ -247,4 +247,3 @@ func BenchmarkScrubBody(b *testing.B) {
 		})
 	}
 }
-
