@@ -56,27 +56,18 @@ var (
 	ErrInsecureBaseURL = errors.New("tensorpool: refusing plain http to a non-loopback host (the API key would travel in clear text); use https or WithInsecureHTTP")
 )
 
-// NewClient returns the generated TensorPool client, configured:
-//
-//   - the API key comes from WithAPIKey, else from $TENSORPOOL_KEY (surrounding
-//     white space trimmed); without one NewClient fails with ErrNoAPIKey. It is
-//     sent as "Authorization: Bearer <key>", only to the base URL's scheme,
-//     host and port: never to another host a redirect leads to.
-//   - the base URL is WithBaseURL, else $TENSORPOOL_ENGINE, else
-//     DefaultBaseURL. Plain http is refused unless the host is a loopback
-//     IP literal or "localhost", or WithInsecureHTTP is given
-//     (ErrInsecureBaseURL).
-//   - requests carry "User-Agent: tensorpool-go/<version> go/<go version> (<os>; <arch>)".
-//   - requests are retried as the package documentation describes, bounded by
-//     DefaultTimeout per call (WithTimeout, WithRetryPolicy); a request that
-//     is not a GET or HEAD never follows a redirect (*RedirectError).
-//   - response bodies are capped at DefaultMaxResponseBytes, and the key is
-//     scrubbed from every body, header and error the client hands on.
-//   - requests that break a rule the API spec states fail before anything is
-//     sent (*InvalidRequestError).
-//
-// The generated methods return the HTTP response whatever its status: pass
-// their results through Check.
+// NewClient returns the generated TensorPool client, configured as the
+// package documentation describes: the key from WithAPIKey or
+// $TENSORPOOL_KEY (ErrNoAPIKey without one), sent only to the base URL's
+// scheme, host and port; the base URL from WithBaseURL, $TENSORPOOL_ENGINE
+// or DefaultBaseURL (https, or http to loopback, unless WithInsecureHTTP);
+// a User-Agent "tensorpool-go/<version> go/<version> (<os>; <arch>)";
+// retries and a whole-call timeout (WithRetryPolicy, WithTimeout); no
+// redirect for a request other than GET and HEAD (*RedirectError); bodies
+// capped (WithMaxResponseBytes) and scrubbed of the key, as are headers
+// and errors; requests that break a rule of the spec refused before
+// sending (*InvalidRequestError). Pass the generated methods' results
+// through Check.
 func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	cfg := config{baseURL: DefaultBaseURL, timeout: DefaultTimeout, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
 	for _, o := range opts {
@@ -115,7 +106,7 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	hc.Transport = &authTransport{base: hc.Transport, scheme: u.Scheme, host: u.Host, auth: bearer(cfg.key)}
 	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect)
 	d := &doer{hc: hc, scrub: scrub, timeout: cfg.timeout, retry: cfg.retry, maxBody: cfg.maxBody, logger: cfg.logger,
-		userAgent: userAgent(cfg.userAgent), basePath: strings.TrimSuffix(u.Path, "/"), validate: !cfg.noValidation}
+		userAgent: []string{userAgent(cfg.userAgent)}, basePath: strings.TrimSuffix(u.Path, "/"), validate: !cfg.noValidation}
 	return gen.NewClientWithResponses(cfg.baseURL, append(cfg.editors, gen.WithHTTPClient(d))...)
 }
 
@@ -156,12 +147,8 @@ func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 }
 
 // isLoopback reports whether plain http to host keeps the key on this
-// machine: a loopback IP literal, or exactly "localhost". These are the
-// hosts net/http's ProxyFromEnvironment never sends through a proxy (it
-// matches "localhost" case-sensitively, so "LOCALHOST" would go through
-// $HTTP_PROXY in clear text). "localhost" relies on the system resolver,
-// and every hosts file maps it to loopback; "*.localhost" is rarely in a
-// hosts file and is proxied, so it is refused.
+// machine: a loopback IP literal, or exactly "localhost" (which net/http's
+// ProxyFromEnvironment never proxies, unlike "LOCALHOST" or "*.localhost").
 func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return host == "localhost" || ip != nil && ip.IsLoopback()

@@ -29,7 +29,7 @@ type doer struct {
 	retry     RetryPolicy
 	maxBody   int64
 	logger    *slog.Logger
-	userAgent string
+	userAgent []string // the User-Agent header's value
 	basePath  string
 	validate  bool
 }
@@ -40,10 +40,10 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	if err := d.check(req); err != nil {
 		return nil, err
 	}
-	if ua := req.Header.Get("User-Agent"); ua != "" {
-		req.Header.Set("User-Agent", ua+" "+d.userAgent)
+	if ua := req.Header["User-Agent"]; len(ua) > 0 && ua[0] != "" {
+		req.Header["User-Agent"] = []string{ua[0] + " " + d.userAgent[0]}
 	} else {
-		req.Header["User-Agent"] = []string{d.userAgent}
+		req.Header["User-Agent"] = d.userAgent // shared, never written
 	}
 	ctx := req.Context()
 	if d.timeout > 0 {
@@ -133,16 +133,18 @@ func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response
 func (d *doer) read(req *http.Request, resp *http.Response) (data []byte, truncated bool, err error) {
 	defer resp.Body.Close()
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	tooLarge := &ResponseTooLargeError{StatusCode: resp.StatusCode, Method: req.Method, Path: d.scrub.text(req.URL.Path), Limit: d.maxBody}
+	tooLarge := func() error {
+		return &ResponseTooLargeError{StatusCode: resp.StatusCode, Method: req.Method, Path: d.scrub.text(req.URL.Path), Limit: d.maxBody}
+	}
 	if ok && resp.ContentLength > d.maxBody {
-		return nil, false, tooLarge
+		return nil, false, tooLarge()
 	}
 	data, err = io.ReadAll(io.LimitReader(resp.Body, d.maxBody+1))
 	switch {
 	case ok && int64(len(data)) > d.maxBody:
-		return nil, false, tooLarge
+		return nil, false, tooLarge()
 	case ok && err != nil:
-		return nil, false, &bodyReadError{status: resp.StatusCode, method: req.Method, path: tooLarge.Path, err: err}
+		return nil, false, &bodyReadError{status: resp.StatusCode, method: req.Method, path: d.scrub.text(req.URL.Path), err: err}
 	case err != nil || int64(len(data)) > d.maxBody:
 		return data[:min(int64(len(data)), d.maxBody)], true, nil
 	}

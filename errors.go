@@ -24,6 +24,14 @@ const (
 	maxDetailsInMessage = 3
 )
 
+// jsonFields are the names of the generated fields of 2xx bodies.
+var jsonFields = func() (f [100]string) {
+	for i := range f {
+		f[i] = "JSON" + strconv.Itoa(200+i)
+	}
+	return f
+}()
+
 // Response is what every generated ...Response type satisfies.
 type Response interface {
 	StatusCode() int
@@ -31,27 +39,18 @@ type Response interface {
 }
 
 // Check turns the results of a generated ...WithResponse method into an
-// error unless the call succeeded as the API spec says it does:
+// error unless the call succeeded as the API spec says:
 //
 //	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, body))
 //
-// It returns nil only for a success status the spec declares for the
-// operation (202 for POST /storage/attach and DELETE /storage/{storage_id},
-// 200 for GET /request/info/{request_id}) whose typed body (the JSON202 or
-// JSON200 field) decoded. Otherwise, with the response still returned:
-//
-//   - a status outside 200-299 gives an *APIError;
-//   - a 2xx the spec does not declare for the operation (a 200 where it says
-//     202), or one whose body did not decode as the declared JSON, gives a
-//     *DecodeError (ErrMalformedResponse) with the status, method, path and
-//     body;
-//   - a non-nil err is returned as is, but for the generated parser's bare
-//     decoding errors (*json.SyntaxError, *json.UnmarshalTypeError,
-//     *time.ParseError), which become a *DecodeError: the parser returns no
-//     response then, so only its Err is known.
-//
-// A 202 means the request was queued, not done: wait for it with package
-// wait.
+// It returns a nil error only for a success status the spec declares for
+// the operation (202 for attach and destroy, 200 for request info) whose
+// typed body (JSON202, JSON200) decoded, so that field is never nil then.
+// Otherwise, with the response: an *APIError for a status outside 200-299;
+// a *DecodeError for any other 2xx (one the spec does not declare, or whose
+// body is not the declared JSON); err as is if not nil, but the generated
+// parser's bare JSON and time errors become a *DecodeError. A 202 means
+// queued, not done: wait for it with package wait.
 func Check[R Response](r R, err error) (R, error) {
 	if err != nil {
 		switch err.(type) {
@@ -82,7 +81,7 @@ func Check[R Response](r R, err error) (R, error) {
 	if code < 200 || code > 299 {
 		return r, newAPIError(hr, r.GetBody(), b)
 	}
-	f := v.FieldByName("JSON" + strconv.Itoa(code))
+	f := v.FieldByName(jsonFields[code-200])
 	switch {
 	case !f.IsValid():
 		return r, newDecodeError(hr, r.GetBody(), b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
@@ -184,24 +183,22 @@ func decodeErrorBody(contentType string, body []byte) (string, []gen.ValidationE
 }
 
 func messageFromObject(obj map[string]json.RawMessage, depth int) (string, []gen.ValidationError) {
-	if raw, ok := obj["detail"]; ok {
-		var s string
-		var details []gen.ValidationError
-		var inner map[string]json.RawMessage
-		switch {
-		case json.Unmarshal(raw, &s) == nil && s != "":
-			return servertext.Clean(s), nil
-		case json.Unmarshal(raw, &details) == nil && len(details) > 0:
-			return summarise(details), details
-		case depth == 0 && json.Unmarshal(raw, &inner) == nil:
-			if m, d := messageFromObject(inner, depth+1); m != "" {
-				return m, d
-			}
+	var s string
+	var details []gen.ValidationError
+	var inner map[string]json.RawMessage
+	raw := obj["detail"]
+	switch {
+	case json.Unmarshal(raw, &s) == nil && s != "":
+		return servertext.Clean(s), nil
+	case json.Unmarshal(raw, &details) == nil && len(details) > 0:
+		return summarise(details), details
+	case depth == 0 && json.Unmarshal(raw, &inner) == nil:
+		if m, d := messageFromObject(inner, depth+1); m != "" {
+			return m, d
 		}
 	}
 	for _, k := range []string{"message", "error", "external_message"} {
-		var s string
-		if raw, ok := obj[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
+		if json.Unmarshal(obj[k], &s) == nil && s != "" {
 			return servertext.Clean(s), nil
 		}
 	}
@@ -235,12 +232,9 @@ func summarise(details []gen.ValidationError) string {
 	return servertext.Clean(b.String())
 }
 
-// fixValidationBody keeps a 422 that is not in FastAPI's validation shape
-// from hiding its status. The generated parsers decode every JSON 422 body
-// as gen.HTTPValidationError and, when that fails (FastAPI's
-// HTTPException(422, "text") sends {"detail": "text"}), return only a JSON
-// error. Such a body is relabelled text/plain, so the generated method
-// returns the response and Check reports the *APIError with its message.
+// fixValidationBody relabels text/plain a JSON 422 body that is not
+// FastAPI's validation shape (HTTPException(422, "text") sends {"detail":
+// "text"}): the generated parser would fail on it and lose the status.
 func fixValidationBody(resp *http.Response, body []byte) {
 	if resp.StatusCode != http.StatusUnprocessableEntity || !mediatype.IsJSON(resp.Header.Get("Content-Type")) {
 		return
@@ -254,12 +248,11 @@ func fixValidationBody(resp *http.Response, body []byte) {
 // ErrMalformedResponse is matched (errors.Is) by every *DecodeError.
 var ErrMalformedResponse = errors.New("tensorpool: malformed response")
 
-// DecodeError reports a 2xx response that Check cannot turn into the typed
-// body the spec declares: a status the spec does not declare for the
-// operation, a body that is not the declared JSON (a Content-Type that is
-// not JSON, a body that is not JSON at all, JSON of the wrong shape). It is
-// not an *APIError: the status was a success. Package wait treats it as
-// transient.
+// DecodeError reports a 2xx response without the typed body the spec
+// declares: a status the spec does not declare for the operation, or a
+// body that is not the declared JSON. It is not an *APIError: the status
+// was a success. When the generated parser itself failed (JSON of the
+// wrong shape, cut short), it returns no response, so only Err is known.
 type DecodeError struct {
 	StatusCode  int    // HTTP status, or 0 if unknown
 	Method      string // request method, or "" if unknown
@@ -298,10 +291,8 @@ func (e *DecodeError) Is(target error) bool { return target == ErrMalformedRespo
 var ErrResponseTooLarge = errors.New("tensorpool: response body too large")
 
 // ResponseTooLargeError reports a 2xx response body past the cap
-// (WithMaxResponseBytes). The generated ...WithResponse methods return it as
-// their error. The body of any other status is cut at the cap instead, and
-// Check reports it as an *APIError with Truncated set, so that its status
-// is never lost.
+// (WithMaxResponseBytes). The body of any other status is cut at the cap
+// instead (APIError.Truncated), so that its status is never lost.
 type ResponseTooLargeError struct {
 	StatusCode int    // the response's HTTP status (2xx)
 	Method     string // request method

@@ -13,30 +13,27 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// redacted replaces the API key wherever a text would show it.
-const redacted = "[REDACTED]"
+// redacted replaces the API key wherever a text would show it; minCut is
+// the length from which the start of a printed form of the key, ending a
+// text, counts as the key cut short (at a size cap, by a dropped connection).
+const (
+	redacted = "[REDACTED]"
+	minCut   = 4
+)
 
-// minCut is the length from which the start of a printed form of the key,
-// ending a text, counts as the key cut short (at a size cap, or by a
-// dropped connection).
-const minCut = 4
-
-// scrubber is the one redaction rule, for the key it was made with (see
-// newScrubber). Its functions are closures: the key lives in them only, so
-// no fmt verb and no log/slog handler can print it from a value of this
-// package.
+// scrubber is the one redaction rule for one key. Its functions are
+// closures: the key lives in them only, and fmt prints a func as an address.
 type scrubber struct {
 	bytes func([]byte) []byte // the text with the key replaced (b itself if it holds none)
 	has   func(string) bool   // whether the rule changes the text
 }
 
-// newScrubber returns the rule for key: a text that holds a printed form
-// of the key (as is, percent-encoded, JSON- or Go-escaped) has each
-// occurrence replaced by "[REDACTED]"; a text that ends in the first
-// minCut or more bytes of a form (a cut key) has that end replaced too. A
-// text whose JSON escapes (\u0074 for 't', \/ ...) spell a form or a cut
-// form once decoded is withheld whole: it becomes "[REDACTED]". Matching
-// costs a few scans of the text, and at most one decoded copy of it.
+// newScrubber returns the rule for key: every occurrence of a printed form
+// of the key (as is, percent-encoded, JSON- or Go-escaped) is replaced by
+// "[REDACTED]", and so is the end of a text that is the first minCut or more
+// bytes of a form (a cut key). A text whose JSON escapes (\u0074 for 't',
+// \/ ...) spell a form or a cut form once decoded is withheld whole: it
+// becomes "[REDACTED]". Cost: a few scans, and at most one decoded copy.
 func newScrubber(key string) scrubber {
 	forms := printedForms(key)
 	has := func(s string) bool {
@@ -86,10 +83,9 @@ func (s scrubber) err(err error) error {
 }
 
 // printedForms lists the ways key can be printed, longest first: as is,
-// percent-encoded (path, query, a URL's escaped path), and escaped in a
-// JSON (with and without HTML escaping) or Go string literal. A valid key
-// is printable ASCII (see validKey), so these are all its escaped forms
-// but JSON's \u escapes of any character, which escapedKey decodes.
+// percent-encoded, and in a JSON (HTML-escaped or not) or Go string. A
+// valid key is printable ASCII (validKey): JSON's \u escapes of any of its
+// characters are the only other form, which escapedKey decodes.
 func printedForms(key string) []string {
 	var html, plain bytes.Buffer
 	_ = json.NewEncoder(&html).Encode(key)
@@ -146,21 +142,16 @@ func escapedKey[T ~string | ~[]byte](t T, forms []string) bool {
 
 // unhex is the value of a hex digit, or 255.
 func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
+	if i := strings.IndexByte("0123456789abcdef", c|0x20); i >= 0 && c >= '0' {
+		return byte(i)
 	}
 	return 255
 }
 
 // redactedError is an error whose text held the key. It does not unwrap,
 // which would hand the text back: errors.Is looks through it, errors.As
-// only to an error whose own text is free of the key, and it tells
-// internal/transient what the original error was.
+// finds only errors whose text is free of the key, and internal/transient
+// sees what the original error was.
 type redactedError struct {
 	msg       string
 	err       error
@@ -174,8 +165,7 @@ func (e *redactedError) Error() string { return e.msg }
 // Is reports whether the original error matches target (errors.Is).
 func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }
 
-// As finds target in the original error's chain (errors.As), unless what
-// it finds is an error whose text holds the key.
+// As finds target in the original error's chain, unless that prints the key.
 func (e *redactedError) As(target any) bool {
 	if !errors.As(e.err, target) {
 		return false
@@ -188,6 +178,5 @@ func (e *redactedError) As(target any) bool {
 	return true
 }
 
-// Transient reports whether the original error was transient
-// (internal/transient.Marker).
+// Transient reports whether the original error was transient (transient.Marker).
 func (e *redactedError) Transient() bool { return e.transient }

@@ -46,8 +46,8 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // bearer returns the auth step for key.
 func bearer(key string) func(http.Header) {
-	v := "Bearer " + key
-	return func(h http.Header) { h["Authorization"] = []string{v} }
+	v := []string{"Bearer " + key} // shared by every request, never written
+	return func(h http.Header) { h["Authorization"] = v }
 }
 
 // ErrRedirected is matched (errors.Is) by every *RedirectError.
