@@ -64,10 +64,10 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			}
 			r.Body = body
 		}
-		start := time.Now()
+		start := d.now()
 		resp, err := d.hc.Do(r)
 		err = withoutUserinfo(err)
-		d.logAttempt(req, attempt, resp, err, time.Since(start))
+		d.logAttempt(req, attempt, resp, err, start)
 		if err == nil {
 			if resp.StatusCode >= 300 && resp.StatusCode <= 399 && !isSafeMethod(req.Method) && resp.Header.Get("Location") != "" {
 				return nil, d.redirected(req, resp)

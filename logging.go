@@ -6,9 +6,18 @@ import (
 	"time"
 )
 
+// now is the start of an attempt, for logAttempt: the clock is read only
+// for a logger.
+func (d *doer) now() time.Time {
+	if d.logger == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
 // logAttempt logs one attempt at debug level: never a header or a body, and
 // the key scrubbed from the URL and the error.
-func (d *doer) logAttempt(req *http.Request, attempt int, resp *http.Response, err error, took time.Duration) {
+func (d *doer) logAttempt(req *http.Request, attempt int, resp *http.Response, err error, start time.Time) {
 	if d.logger == nil || !d.logger.Enabled(req.Context(), slog.LevelDebug) {
 		return
 	}
@@ -16,7 +25,7 @@ func (d *doer) logAttempt(req *http.Request, attempt int, resp *http.Response, e
 		slog.String("method", req.Method),
 		slog.String("url", d.scrub.text(urlString(req.URL))),
 		slog.Int("attempt", attempt),
-		slog.Duration("duration", took),
+		slog.Duration("duration", time.Since(start)),
 	}
 	if err != nil {
 		attrs = append(attrs, slog.String("error", d.scrub.text(err.Error())))
