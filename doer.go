@@ -78,10 +78,10 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 				}
 				continue
 			}
+			var b *body
 			var data []byte
-			var truncated bool
-			if data, truncated, err = d.read(req, resp); err == nil {
-				return d.finish(req, resp, data, truncated), nil
+			if b, data, err = d.read(req, resp); err == nil {
+				return d.finish(req, resp, b, data), nil
 			}
 		}
 		again, werr := d.again(ctx, req, nil, err, attempt, maxRetries)
@@ -130,25 +130,28 @@ func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response
 // connection lost mid-body) with a *bodyReadError, which is transient. Any
 // other status keeps what could be read, marked truncated: its body only
 // explains the status, which must not be lost.
-func (d *doer) read(req *http.Request, resp *http.Response) (data []byte, truncated bool, err error) {
+func (d *doer) read(req *http.Request, resp *http.Response) (*body, []byte, error) {
 	defer resp.Body.Close()
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	tooLarge := func() error {
 		return &ResponseTooLargeError{StatusCode: resp.StatusCode, Method: req.Method, Path: d.scrub.text(req.URL.Path), Limit: d.maxBody}
 	}
 	if ok && resp.ContentLength > d.maxBody {
-		return nil, false, tooLarge()
+		return nil, nil, tooLarge()
 	}
-	data, err = io.ReadAll(io.LimitReader(resp.Body, d.maxBody+1))
+	b := &body{lr: io.LimitedReader{R: resp.Body, N: d.maxBody + 1}} // one allocation for both
+	data, err := io.ReadAll(&b.lr)
 	switch {
 	case ok && int64(len(data)) > d.maxBody:
-		return nil, false, tooLarge()
+		return nil, nil, tooLarge()
 	case ok && err != nil:
-		return nil, false, &bodyReadError{status: resp.StatusCode, method: req.Method, path: d.scrub.text(req.URL.Path), err: err}
+		return nil, nil, &bodyReadError{status: resp.StatusCode, method: req.Method, path: d.scrub.text(req.URL.Path), err: err}
 	case err != nil || int64(len(data)) > d.maxBody:
-		return data[:min(int64(len(data)), d.maxBody)], true, nil
+		b.truncated = true
+		data = data[:min(int64(len(data)), d.maxBody)]
 	}
-	return data, false, nil
+	b.lr.R = nil
+	return b, data, nil
 }
 
 // finish hands resp on: the body scrubbed in a *body, header values
@@ -156,8 +159,7 @@ func (d *doer) read(req *http.Request, resp *http.Response) (data []byte, trunca
 // so that the generated parser decodes "Application/JSON" too, and Request
 // pointing to req, with the key scrubbed from its path should the caller
 // have put it there.
-func (d *doer) finish(req *http.Request, resp *http.Response, data []byte, truncated bool) *http.Response {
-	b := &body{truncated: truncated}
+func (d *doer) finish(req *http.Request, resp *http.Response, b *body, data []byte) *http.Response {
 	if len(data) > maxErrorBody && (resp.StatusCode < 200 || resp.StatusCode > 299) {
 		b.head = d.scrub.bytes(data[:maxErrorBody:maxErrorBody]) // cut, then scrubbed: a cut key is caught
 	}
@@ -222,8 +224,9 @@ func (d *doer) check(req *http.Request) error {
 // Check reads truncated and head from it.
 type body struct {
 	bytes.Reader
-	truncated bool   // cut at the cap, or the connection dropped
-	head      []byte // an error body past maxErrorBody: its start, scrubbed
+	lr        io.LimitedReader // reads the response's body, in read
+	truncated bool             // cut at the cap, or the connection dropped
+	head      []byte           // an error body past maxErrorBody: its start, scrubbed
 }
 
 // Close implements io.Closer.

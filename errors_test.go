@@ -14,7 +14,7 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
-func TestNewAPIErrorMessages(t *testing.T) {
+func TestAPIErrorMessages(t *testing.T) {
 	long := strings.Repeat("é", 2000)
 	cases := []struct {
 		name, ctype, body, want string
@@ -65,7 +65,7 @@ func TestNewAPIErrorMessages(t *testing.T) {
 	}
 }
 
-func TestNewAPIErrorFields(t *testing.T) {
+func TestAPIErrorFields(t *testing.T) {
 	req, _ := http.NewRequest("POST", "https://engine.tensorpool.dev/storage/attach?x=1", nil)
 	resp := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"12"}}, Request: req}
 	e := newAPIError(resp, []byte(`{"detail":"slow down"}`), nil)
