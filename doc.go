@@ -55,7 +55,7 @@
 // (FastAPI's "detail", or "message", "error", "external_message"), the 422
 // field errors and Retry-After; a *DecodeError for any other 2xx. (A 422 whose JSON is not FastAPI's validation shape, such
 // as {"detail": "text"}, would make the generated parser fail without a
-// status; the transport relabels such a body text/plain so that Check
+// status; the client relabels such a body text/plain so that Check
 // reports it as an *APIError.) Helpers: IsNotFound, IsConflict, IsRateLimited,
 // IsUnauthorized, IsForbidden, IsBadRequest, IsUnprocessable, IsServerError,
 // StatusCode.
@@ -147,7 +147,7 @@
 // # Hardening
 //
 // Response bodies are read through a cap (WithMaxResponseBytes, default
-// 8 MiB), by the transport, into memory. A 2xx body past it fails with
+// 8 MiB), by the client (above http.Client), into memory. A 2xx body past it fails with
 // *ResponseTooLargeError (at once if Content-Length announces it), never a
 // silent truncation; any other status keeps its body's start (also when the
 // connection drops mid-body) and Check reports an *APIError with Truncated
