@@ -212,3 +212,31 @@ func TestSuccessBodyScrubbed(t *testing.T) {
 		}
 	}
 }
+
+// TestCallersCheckRedirectDecidesForGET: WithHTTPClient's CheckRedirect
+// decides the redirects of a GET; a mutating request never reaches it.
+func TestCallersCheckRedirectDecidesForGET(t *testing.T) {
+	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			jsonReply(w, 200, infoOK)
+			return
+		}
+		http.Redirect(w, r, "/moved", http.StatusFound)
+	})
+	var asked []string
+	stop := errors.New("no redirects here")
+	hc := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		asked = append(asked, via[0].Method)
+		return stop
+	}}
+	c := serverClient(t, s, WithHTTPClient(hc))
+	if _, err := c.GetRequestInfoWithResponse(bg, "r-1"); !errors.Is(err, stop) {
+		t.Errorf("GET: err %v, want the caller's CheckRedirect error", err)
+	}
+	if _, err := c.StorageDestroyWithResponse(bg, "s-1"); !errors.Is(err, ErrRedirected) {
+		t.Errorf("DELETE: err %v, want ErrRedirected", err)
+	}
+	if len(asked) != 1 || asked[0] != "GET" {
+		t.Errorf("CheckRedirect asked for %v, want [GET]", asked)
+	}
+}
