@@ -46,7 +46,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		req.Header["User-Agent"] = d.userAgent // shared, never written
 	}
 	ctx := req.Context()
-	if d.timeout > 0 {
+	if dl, ok := ctx.Deadline(); d.timeout > 0 && (!ok || time.Until(dl) > d.timeout) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d.timeout)
 		defer cancel()
@@ -56,7 +56,10 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		maxRetries = 0 // package wait retries its polls itself; a streamed body cannot be sent twice
 	}
 	for attempt := 1; ; attempt++ {
-		r := req.WithContext(ctx)
+		r := req // the call's own request, reused for its first attempt
+		if ctx != req.Context() || attempt > 1 {
+			r = req.WithContext(ctx)
+		}
 		if attempt > 1 && req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
 			body, err := req.GetBody()
 			if err != nil {
