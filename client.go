@@ -3,7 +3,6 @@ package tensorpool
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -42,9 +41,9 @@ var (
 	ErrNoAPIKey = errors.New("tensorpool: no API key: set " + EnvAPIKey + " or use WithAPIKey")
 
 	// ErrInvalidAPIKey is returned by NewClient for a key that cannot be
-	// sent in an HTTP header (it contains spaces or control characters).
-	// The error never includes the key.
-	ErrInvalidAPIKey = errors.New("tensorpool: invalid API key: it contains spaces or control characters")
+	// sent in an HTTP header as is (it contains spaces, control or non-ASCII
+	// characters). The error never includes the key.
+	ErrInvalidAPIKey = errors.New("tensorpool: invalid API key: it contains spaces, control or non-ASCII characters")
 
 	// ErrInvalidBaseURL is returned (wrapped) by NewClient for a base URL
 	// that is not an absolute http(s) URL with a host, or that carries
@@ -57,27 +56,20 @@ var (
 	ErrInsecureBaseURL = errors.New("tensorpool: refusing plain http to a non-loopback host (the API key would travel in clear text); use https or WithInsecureHTTP")
 )
 
-// NewClient returns the generated TensorPool client, configured:
-//
-//   - the API key comes from WithAPIKey, else from $TENSORPOOL_KEY (surrounding
-//     white space trimmed); without one NewClient fails with ErrNoAPIKey. It is
-//     sent as "Authorization: Bearer <key>", only to the base URL's scheme,
-//     host and port: never to another host a redirect leads to.
-//   - the base URL is WithBaseURL, else $TENSORPOOL_ENGINE, else
-//     DefaultBaseURL. Plain http is refused unless the host is a loopback
-//     IP literal or "localhost", or WithInsecureHTTP is given
-//     (ErrInsecureBaseURL).
-//   - requests carry "User-Agent: tensorpool-go/<version> go/<go version> (<os>; <arch>)".
-//   - requests are retried as the package documentation describes, bounded by
-//     DefaultTimeout per call (WithTimeout, WithRetryPolicy).
-//   - response bodies are capped at DefaultMaxResponseBytes.
-//   - requests that break a rule the API spec states fail before anything is
-//     sent (see ValidateRequest).
-//
-// The generated methods return the HTTP response whatever its status: pass
-// their results through Check to turn a non-2xx status into an *APIError.
+// NewClient returns the generated TensorPool client, configured as the
+// package documentation describes: the key from WithAPIKey or
+// $TENSORPOOL_KEY (ErrNoAPIKey without one), sent only to the base URL's
+// scheme, host and port; the base URL from WithBaseURL, $TENSORPOOL_ENGINE
+// or DefaultBaseURL (https, or http to loopback, unless WithInsecureHTTP);
+// a User-Agent "tensorpool-go/<version> go/<version> (<os>; <arch>)";
+// retries and a whole-call timeout (WithRetryPolicy, WithTimeout); no
+// redirect for a request other than GET and HEAD (*RedirectError); bodies
+// capped (WithMaxResponseBytes) and scrubbed of the key, as are headers
+// and errors; requests that break a rule of the spec refused before
+// sending (*InvalidRequestError). Pass the generated methods' results
+// through Check.
 func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
-	cfg := defaultConfig()
+	cfg := config{baseURL: DefaultBaseURL, timeout: DefaultTimeout, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -87,78 +79,39 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 		}
 	}
 	if !cfg.keySet {
-		cfg.key = newSecret(strings.TrimSpace(os.Getenv(EnvAPIKey)))
+		cfg.key = strings.TrimSpace(os.Getenv(EnvAPIKey))
 	}
-	if cfg.key.reveal() == "" {
+	if cfg.key == "" {
 		return nil, ErrNoAPIKey
 	}
-	if !validKey(cfg.key.reveal()) {
+	if !validKey(cfg.key) {
 		return nil, ErrInvalidAPIKey
 	}
-	if !cfg.baseURLSet {
-		if env := strings.TrimSpace(os.Getenv(EnvBaseURL)); env != "" {
-			cfg.baseURL = env
-		}
+	scrub := newScrubber(cfg.key)
+	if env := strings.TrimSpace(os.Getenv(EnvBaseURL)); !cfg.baseURLSet && env != "" {
+		cfg.baseURL = env
 	}
-
+	u, err := checkBaseURL(cfg.baseURL, cfg.insecureHTTP)
+	if err != nil {
+		return nil, scrub.err(err) // it quotes the URL
+	}
 	hc := &http.Client{}
 	if cfg.httpClient != nil {
 		*hc = *cfg.httpClient
-	}
-	if cfg.timeoutSet || cfg.httpClient == nil || cfg.httpClient.Timeout == 0 {
-		hc.Timeout = cfg.timeout
-	}
-	t := &transport{
-		base:         hc.Transport,
-		key:          cfg.key,
-		userAgent:    userAgent(cfg.userAgent),
-		retry:        cfg.retry,
-		maxBodyBytes: cfg.maxBodyBytes,
-		logger:       cfg.logger,
-	}
-	hc.Transport = t
-
-	// The last option sees the outcome of every option before it: the base
-	// URL (gen.WithBaseURL included) and any doer a passed-through
-	// gen.WithHTTPClient installed, which it puts beneath our transport.
-	var origin *url.URL
-	install := func(c *gen.Client) error {
-		u, err := checkBaseURL(c.Server, cfg.insecureHTTP)
-		if err != nil {
-			return err
+		if !cfg.timeoutSet && hc.Timeout != 0 {
+			cfg.timeout = hc.Timeout
 		}
-		origin = u
-		if c.Client != nil {
-			if uc, ok := c.Client.(*http.Client); ok {
-				t.base = uc.Transport
-				if hc.Jar == nil {
-					hc.Jar = uc.Jar
-				}
-				if hc.CheckRedirect == nil {
-					hc.CheckRedirect = uc.CheckRedirect
-				}
-			} else {
-				t.base = doerTransport{c.Client}
-			}
-		}
-		c.Client = &doer{hc: hc, key: cfg.key, basePath: u.Path, validate: !cfg.noValidation}
-		return nil
 	}
-	genOpts := make([]gen.ClientOption, 0, len(cfg.clientOptions)+len(cfg.editors)+1)
-	genOpts = append(genOpts, cfg.clientOptions...)
-	for _, e := range cfg.editors {
-		genOpts = append(genOpts, gen.WithRequestEditorFn(e))
-	}
-	genOpts = append(genOpts, install)
-	c, err := gen.NewClientWithResponses(cfg.baseURL, genOpts...)
-	if err != nil {
-		return nil, cfg.key.scrubError(err) // a base URL error quotes the URL
-	}
-	t.origin = origin
-	return c, nil
+	hc.Timeout = 0 // the doer bounds the whole call, body included
+	hc.Transport = &authTransport{base: hc.Transport, scheme: u.Scheme, host: u.Host, auth: bearer(cfg.key)}
+	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect)
+	d := &doer{hc: hc, scrub: scrub, timeout: cfg.timeout, retry: cfg.retry, maxBody: cfg.maxBody, logger: cfg.logger,
+		userAgent: []string{userAgent(cfg.userAgent)}, basePath: strings.TrimSuffix(u.Path, "/"), validate: !cfg.noValidation}
+	return gen.NewClientWithResponses(cfg.baseURL, append(cfg.editors, gen.WithHTTPClient(d))...)
 }
 
-// validKey reports whether k can travel in an Authorization header as is.
+// validKey reports whether k can travel in an Authorization header as is:
+// printable ASCII, no space.
 func validKey(k string) bool {
 	for i := 0; i < len(k); i++ {
 		if b := k[i]; b <= ' ' || b >= 0x7f {
@@ -180,38 +133,25 @@ func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", ErrInvalidBaseURL, err)
 	}
-	if u.User != nil {
+	switch {
+	case u.User != nil:
 		return nil, fmt.Errorf("%w %q: it must not carry credentials (the API key goes in TENSORPOOL_KEY or WithAPIKey)", ErrInvalidBaseURL, urlString(u))
-	}
-	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+	case u.Scheme != "https" && u.Scheme != "http" || u.Host == "":
 		return nil, fmt.Errorf("%w %q: want an absolute http(s) URL such as %s", ErrInvalidBaseURL, urlString(u), DefaultBaseURL)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
+	case u.RawQuery != "" || u.Fragment != "":
 		return nil, fmt.Errorf("%w %q: it must not have a query or fragment", ErrInvalidBaseURL, urlString(u))
-	}
-	if u.Scheme == "http" && !insecureOK && !isLoopback(u.Hostname()) {
+	case u.Scheme == "http" && !insecureOK && !isLoopback(u.Hostname()):
 		return nil, fmt.Errorf("%w: %q", ErrInsecureBaseURL, urlString(u))
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawPath = ""
 	return u, nil
 }
 
 // isLoopback reports whether plain http to host keeps the key on this
-// machine: a loopback IP literal, or exactly "localhost". These are the
-// hosts net/http's ProxyFromEnvironment never sends through a proxy (it
-// matches "localhost" case-sensitively, so "LOCALHOST" would go through
-// $HTTP_PROXY in clear text). "localhost" relies on the system resolver: Go
-// looks it up like any name (/etc/hosts, then DNS; it has no built-in
-// loopback answer), and every hosts file maps it to loopback. "*.localhost"
-// is resolved the same way but is rarely in a hosts file and is proxied,
-// so it is refused.
+// machine: a loopback IP literal, or exactly "localhost" (which net/http's
+// ProxyFromEnvironment never proxies, unlike "LOCALHOST" or "*.localhost").
 func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
 	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // userAgent is "[product ]tensorpool-go/<version> go/<go version> (<os>; <arch>)".
@@ -235,71 +175,4 @@ func moduleVersion() string {
 		}
 	}
 	return "devel"
-}
-
-// doer is the gen.HttpRequestDoer NewClient installs. It sees each request
-// after every request editor (the client's and the call's), so validation
-// checks what is really sent; and it scrubs the key from errors, which
-// net/http's *url.Error would otherwise print with the URL.
-type doer struct {
-	hc       *http.Client
-	key      secret
-	basePath string
-	validate bool
-}
-
-// Format implements fmt.Formatter, so that no verb prints the key.
-func (d *doer) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "tensorpool.doer{basePath:%q validate:%t}", d.basePath, d.validate)
-}
-
-// LogValue implements slog.LogValuer, with the key left out.
-func (d *doer) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(d)) }
-
-// Do implements gen.HttpRequestDoer.
-func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	err := checkHeaders(req)
-	if err == nil && d.validate {
-		err = ValidateRequest(req, d.basePath)
-	}
-	if err != nil {
-		var ire *InvalidRequestError
-		if errors.As(err, &ire) {
-			ire.Path, ire.Reason = d.key.scrub(ire.Path), d.key.scrub(ire.Reason)
-		}
-		return nil, d.key.scrubError(err)
-	}
-	resp, err := d.hc.Do(req)
-	if ue, ok := err.(*url.Error); ok {
-		switch ue.Err.(type) {
-		case *DecodeError, *ResponseTooLargeError, *bodyReadError:
-			err = ue.Err // these name the method and path already
-		}
-	}
-	return resp, d.key.scrubError(err)
-}
-
-// doerTransport adapts a gen.HttpRequestDoer that is not an *http.Client.
-// Such a doer receives requests that carry the key, so it must not follow
-// redirects itself: if its answer comes from another origin than the one
-// asked, the answer is refused with ErrDoerRedirected.
-type doerTransport struct{ d gen.HttpRequestDoer }
-
-// ErrDoerRedirected is returned when a gen.WithHTTPClient doer that is not
-// an *http.Client followed a redirect to another origin by itself, with the
-// key (see WithClientOptions).
-var ErrDoerRedirected = errors.New("tensorpool: the request doer followed a redirect to another origin itself; it must not follow redirects (use an *http.Client, whose redirects NewClient checks)")
-
-// RoundTrip implements http.RoundTripper.
-func (d doerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := d.d.Do(r)
-	if err == nil && resp == nil {
-		return nil, ErrNilResponse
-	}
-	if err == nil && resp.Request != nil && resp.Request.URL != nil &&
-		!(strings.EqualFold(resp.Request.URL.Scheme, r.URL.Scheme) && strings.EqualFold(resp.Request.URL.Host, r.URL.Host)) {
-		discard(resp)
-		return nil, ErrDoerRedirected
-	}
-	return resp, err
 }

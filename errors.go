@@ -5,26 +5,91 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
+	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
 const (
-	// maxErrorBody caps APIError.Body.
+	// maxErrorBody caps APIError.Body and DecodeError.Body.
 	maxErrorBody = 16 << 10
-	// maxMessage caps APIError.Message, in bytes.
-	maxMessage = 1024
 	// maxDetailsInMessage is how many 422 field errors Message summarises.
 	maxDetailsInMessage = 3
 )
+
+// jsonFields are the names of the generated fields of 2xx bodies.
+var jsonFields = func() (f [100]string) {
+	for i := range f {
+		f[i] = "JSON" + strconv.Itoa(200+i)
+	}
+	return f
+}()
+
+// Response is what every generated ...Response type satisfies.
+type Response interface {
+	StatusCode() int
+	GetBody() []byte
+}
+
+// Check turns the results of a generated ...WithResponse method into an
+// error unless the call succeeded as the API spec says:
+//
+//	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, body))
+//
+// It returns a nil error only for a success status the spec declares for
+// the operation (202 for attach and destroy, 200 for request info) whose
+// typed body (JSON202, JSON200) decoded, so that field is never nil then.
+// Otherwise, with the response: an *APIError for a status outside 200-299;
+// a *DecodeError for any other 2xx (one the spec does not declare, or whose
+// body is not the declared JSON); err as is if not nil, but the generated
+// parser's bare JSON and time errors become a *DecodeError. A 202 means
+// queued, not done: wait for it with package wait.
+func Check[R Response](r R, err error) (R, error) {
+	if err != nil {
+		switch err.(type) {
+		case *json.SyntaxError, *json.UnmarshalTypeError, *time.ParseError:
+			return r, &DecodeError{Err: err}
+		}
+		return r, err
+	}
+	v := reflect.ValueOf(r)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			break
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return r, errors.New("tensorpool: Check: nil response")
+	}
+	code := r.StatusCode()
+	var hr *http.Response
+	if f := v.FieldByName("HTTPResponse"); f.IsValid() && f.CanInterface() {
+		hr, _ = f.Interface().(*http.Response)
+	}
+	if hr == nil {
+		hr = &http.Response{StatusCode: code, Header: http.Header{}}
+	}
+	b, _ := hr.Body.(*body)
+	if code < 200 || code > 299 {
+		return r, newAPIError(hr, r.GetBody(), b)
+	}
+	f := v.FieldByName(jsonFields[code-200])
+	switch {
+	case !f.IsValid():
+		return r, newDecodeError(hr, r.GetBody(), b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
+	case f.Kind() == reflect.Pointer && f.IsNil():
+		return r, newDecodeError(hr, r.GetBody(), b, errors.New("the body did not decode as the JSON the API spec declares"))
+	}
+	return r, nil
+}
 
 // APIError is a response from the TensorPool API whose status is not 2xx.
 // Use errors.As to reach it from any error this module returns.
@@ -33,8 +98,9 @@ type APIError struct {
 	Method     string // request method
 	Path       string // request path, without host or query
 	// Message is the server's message (its "detail", "message", "error" or
-	// "external_message" field), or empty. It is cleaned for printing:
-	// control characters removed, at most 1 KiB.
+	// "external_message" field, or a text/plain body), or empty, cleaned
+	// for printing (internal/servertext: control characters escaped, at most
+	// 1 KiB).
 	Message string
 	// Details holds the field errors of a 422 validation response.
 	Details []gen.ValidationError
@@ -43,47 +109,36 @@ type APIError struct {
 	// Body is the start of the response body (at most 16 KiB), for
 	// diagnostics.
 	Body []byte
-	// Truncated reports that the body was cut: it passed the cap
-	// (WithMaxResponseBytes, or package wait's 64 KiB for a non-200), or
-	// the connection dropped while it was read.
-	// Message and Details come from its start.
+	// Truncated reports that the response body was cut: it passed the cap
+	// (WithMaxResponseBytes), or the connection dropped while it was read.
+	// Message and Details come from what was read.
 	Truncated bool
 }
 
-// NewAPIError builds an *APIError from a response and its (already read)
-// body. It never fails: an undecodable body leaves Message empty.
-//
-// When resp came through a client made by NewClient, the API key is removed
-// from Message, Details and Body, should the server have echoed it, escaped
-// or not: percent-encoded, Go-quoted, or with any mix of JSON escapes
-// (\u0074 for 't'), in a valid JSON body or not (cut at the size cap,
-// broken, HTML). Each run of the body that spells the key is replaced by
-// "[REDACTED]", which keeps valid JSON valid; should that not suffice, the
-// whole body is withheld (Body is then "[REDACTED]").
-func NewAPIError(resp *http.Response, body []byte) *APIError {
-	e := &APIError{}
-	if resp == nil {
-		return e
+// newAPIError builds the error of a non-2xx response whose body is data
+// (b is the doer's body, if the response came through one: the key is
+// already scrubbed from data and from the request's path).
+func newAPIError(resp *http.Response, data []byte, b *body) *APIError {
+	e := &APIError{StatusCode: resp.StatusCode}
+	if resp.Request != nil && resp.Request.URL != nil {
+		e.Method, e.Path = resp.Request.Method, resp.Request.URL.Path
 	}
-	e.StatusCode = resp.StatusCode
-	var key secret
-	if resp.Request != nil {
-		e.Method = resp.Request.Method
-		key, _ = resp.Request.Context().Value(keyCtxKey{}).(secret)
-		e.Truncated, _ = resp.Request.Context().Value(truncatedCtxKey{}).(bool)
-		if resp.Request.URL != nil {
-			e.Path = key.scrub(resp.Request.URL.Path)
-		}
-	}
-	if d, ok := retryafter.Parse(resp.Header, time.Now()); ok {
-		e.RetryAfter = d
-	}
-	body = key.scrubBytes(body)
-	e.Body = bytes.Clone(body[:min(len(body), maxErrorBody)])
-	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), body)
-	e.Message = key.scrub(e.Message)
-	key.scrubDetails(e.Details) // decoding may have unescaped a \u-escaped key
+	e.RetryAfter, _ = retryafter.Parse(resp.Header, time.Now())
+	e.Body, e.Truncated = errorBody(data, b)
+	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), data)
 	return e
+}
+
+// errorBody is the start of data for an error (the doer's scrubbed head,
+// if it kept one), and whether the response body was cut.
+func errorBody(data []byte, b *body) ([]byte, bool) {
+	switch {
+	case b != nil && b.head != nil:
+		data = b.head
+	case len(data) > maxErrorBody:
+		data = bytes.Clone(data[:maxErrorBody])
+	}
+	return data, b != nil && b.truncated
 }
 
 // Error implements error. It holds the method, path, status and the server's
@@ -115,45 +170,36 @@ func (e *APIError) Temporary() bool {
 // {"message"|"error"|"external_message": "text"}; and text/plain bodies.
 func decodeErrorBody(contentType string, body []byte) (string, []gen.ValidationError) {
 	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 {
-		return "", nil
-	}
-	if trimmed[0] == '{' {
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '{':
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(trimmed, &obj) == nil {
 			return messageFromObject(obj, 0)
 		}
-		return "", nil
-	}
-	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt == "text/plain" {
-		line, _, _ := strings.Cut(string(trimmed), "\n")
-		return cleanMessage(line), nil
+	case strings.HasPrefix(contentType, "text/plain"):
+		return servertext.Clean(string(trimmed)), nil
 	}
 	return "", nil
 }
 
 func messageFromObject(obj map[string]json.RawMessage, depth int) (string, []gen.ValidationError) {
-	if raw, ok := obj["detail"]; ok {
-		var s string
-		if json.Unmarshal(raw, &s) == nil && s != "" {
-			return cleanMessage(s), nil
-		}
-		var details []gen.ValidationError
-		if json.Unmarshal(raw, &details) == nil && len(details) > 0 {
-			return summarise(details), details
-		}
-		var inner map[string]json.RawMessage
-		if depth == 0 && json.Unmarshal(raw, &inner) == nil {
-			if m, d := messageFromObject(inner, depth+1); m != "" {
-				return m, d
-			}
+	var s string
+	var details []gen.ValidationError
+	var inner map[string]json.RawMessage
+	raw := obj["detail"]
+	switch {
+	case json.Unmarshal(raw, &s) == nil && s != "":
+		return servertext.Clean(s), nil
+	case json.Unmarshal(raw, &details) == nil && len(details) > 0:
+		return summarise(details), details
+	case depth == 0 && json.Unmarshal(raw, &inner) == nil:
+		if m, d := messageFromObject(inner, depth+1); m != "" {
+			return m, d
 		}
 	}
 	for _, k := range []string{"message", "error", "external_message"} {
-		var s string
-		if raw, ok := obj[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
-			return cleanMessage(s), nil
+		if json.Unmarshal(obj[k], &s) == nil && s != "" {
+			return servertext.Clean(s), nil
 		}
 	}
 	return "", nil
@@ -170,65 +216,43 @@ func summarise(details []gen.ValidationError) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		if loc := locString(d.Loc); loc != "" {
-			b.WriteString(loc)
-			b.WriteString(": ")
+		var loc []string
+		for _, item := range d.Loc {
+			if s, err := item.AsValidationErrorLoc0(); err == nil {
+				loc = append(loc, s)
+			} else if n, err := item.AsValidationErrorLoc1(); err == nil {
+				loc = append(loc, strconv.Itoa(n))
+			}
+		}
+		if len(loc) > 0 {
+			b.WriteString(strings.Join(loc, ".") + ": ")
 		}
 		b.WriteString(d.Msg)
 	}
-	return cleanMessage(b.String())
+	return servertext.Clean(b.String())
 }
 
-func locString(loc []gen.ValidationError_Loc_Item) string {
-	parts := make([]string, 0, len(loc))
-	for _, item := range loc {
-		if s, err := item.AsValidationErrorLoc0(); err == nil {
-			parts = append(parts, s)
-		} else if n, err := item.AsValidationErrorLoc1(); err == nil {
-			parts = append(parts, fmt.Sprint(n))
-		}
+// fixValidationBody relabels text/plain a JSON 422 body that is not
+// FastAPI's validation shape (HTTPException(422, "text") sends {"detail":
+// "text"}): the generated parser would fail on it and lose the status.
+func fixValidationBody(resp *http.Response, body []byte) {
+	if resp.StatusCode != http.StatusUnprocessableEntity || !mediatype.IsJSON(resp.Header.Get("Content-Type")) {
+		return
 	}
-	return strings.Join(parts, ".")
-}
-
-// cleanMessage makes a server-supplied string safe to print on one line:
-// valid UTF-8, no control characters, at most maxMessage bytes.
-func cleanMessage(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > maxMessage {
-		cut := maxMessage - len("…")
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+	if json.Unmarshal(body, new(gen.HTTPValidationError)) != nil {
+		resp.Header = resp.Header.Clone()
+		resp.Header.Set("Content-Type", "text/plain; charset=utf-8")
 	}
-	return s
 }
 
 // ErrMalformedResponse is matched (errors.Is) by every *DecodeError.
 var ErrMalformedResponse = errors.New("tensorpool: malformed response")
 
-// DecodeError reports a 2xx response whose body could not be decoded. The
-// generated ...WithResponse methods would otherwise return a bare
-// encoding/json error and no response; with this package, a caller has one
-// type to branch on:
-//
-//   - the transport returns it, with every field set, for a body whose
-//     Content-Type says JSON but that is not JSON at all (cut short, HTML,
-//     empty);
-//   - Check returns it in place of the generated parser's
-//     *json.SyntaxError, *json.UnmarshalTypeError or *time.ParseError:
-//     valid JSON of the wrong shape, such as a number where the spec says a
-//     string. Only Err is known then.
-//
-// It is not an *APIError: the status was a success.
+// DecodeError reports a 2xx response without the typed body the spec
+// declares: a status the spec does not declare for the operation, or a
+// body that is not the declared JSON. It is not an *APIError: the status
+// was a success. When the generated parser itself failed (JSON of the
+// wrong shape, cut short), it returns no response, so only Err is known.
 type DecodeError struct {
 	StatusCode  int    // HTTP status, or 0 if unknown
 	Method      string // request method, or "" if unknown
@@ -236,7 +260,17 @@ type DecodeError struct {
 	ContentType string // the response's Content-Type, cleaned for printing
 	// Body is the start of the body (at most 16 KiB), for diagnostics.
 	Body []byte
-	Err  error // the decoding error
+	Err  error // what went wrong
+}
+
+// newDecodeError builds the error of a 2xx response Check refuses.
+func newDecodeError(resp *http.Response, data []byte, b *body, err error) *DecodeError {
+	e := &DecodeError{StatusCode: resp.StatusCode, ContentType: servertext.Clean(resp.Header.Get("Content-Type")), Err: err}
+	if resp.Request != nil && resp.Request.URL != nil {
+		e.Method, e.Path = resp.Request.Method, resp.Request.URL.Path
+	}
+	e.Body, _ = errorBody(data, b)
+	return e
 }
 
 // Error implements error. It never includes the body.
@@ -244,7 +278,7 @@ func (e *DecodeError) Error() string {
 	if e.Method == "" {
 		return fmt.Sprintf("tensorpool: decoding the response: %v", e.Err)
 	}
-	return fmt.Sprintf("tensorpool: %s %s: %d response body is not valid JSON (Content-Type %q): %v", e.Method, e.Path, e.StatusCode, e.ContentType, e.Err)
+	return fmt.Sprintf("tensorpool: %s %s: %d response (Content-Type %q): %v", e.Method, e.Path, e.StatusCode, e.ContentType, e.Err)
 }
 
 // Unwrap returns the decoding error.
@@ -253,82 +287,26 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrMalformedResponse) hold.
 func (e *DecodeError) Is(target error) bool { return target == ErrMalformedResponse }
 
-// newDecodeError builds the transport's *DecodeError, with the key scrubbed.
-func newDecodeError(key secret, status int, method, path, contentType string, body []byte, err error) *DecodeError {
-	if err == nil {
-		err = errors.New("invalid JSON")
-	}
-	body = key.scrubBytes(body)
-	return &DecodeError{
-		StatusCode:  status,
-		Method:      method,
-		Path:        key.scrub(path),
-		ContentType: key.scrub(cleanMessage(contentType[:min(len(contentType), maxMessage)])),
-		Body:        bytes.Clone(body[:min(len(body), maxErrorBody)]),
-		Err:         key.scrubError(err),
-	}
+// ErrResponseTooLarge is matched (errors.Is) by every *ResponseTooLargeError.
+var ErrResponseTooLarge = errors.New("tensorpool: response body too large")
+
+// ResponseTooLargeError reports a 2xx response body past the cap
+// (WithMaxResponseBytes). The body of any other status is cut at the cap
+// instead (APIError.Truncated), so that its status is never lost.
+type ResponseTooLargeError struct {
+	StatusCode int    // the response's HTTP status (2xx)
+	Method     string // request method
+	Path       string // request path, without host or query
+	Limit      int64  // the cap, in bytes
 }
 
-// Response is what every generated ...Response type satisfies.
-type Response interface {
-	StatusCode() int
-	GetBody() []byte
+// Error implements error.
+func (e *ResponseTooLargeError) Error() string {
+	return fmt.Sprintf("tensorpool: %s %s: %d response body larger than %d bytes (see WithMaxResponseBytes)", e.Method, e.Path, e.StatusCode, e.Limit)
 }
 
-// Check turns the results of a generated ...WithResponse method into an
-// error when the call failed or the status is not 2xx:
-//
-//	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, body))
-//
-// If err is not nil, Check returns it unchanged, except for the generated
-// parser's bare decoding errors (*json.SyntaxError, *json.UnmarshalTypeError,
-// *time.ParseError), which it wraps in a *DecodeError. Otherwise a status
-// outside 200-299 gives an *APIError (with the response still returned, for
-// its JSON422 field and headers). Every 2xx counts as success: TensorPool's
-// asynchronous operations answer 202 Accepted, which means the request was
-// queued, not done (wait for it with package wait); and a 200 where the spec
-// says 202 is still a success, though the generated JSON202 field is then nil.
-func Check[R Response](r R, err error) (R, error) {
-	if err != nil {
-		switch err.(type) {
-		case *json.SyntaxError, *json.UnmarshalTypeError, *time.ParseError:
-			return r, &DecodeError{Err: err}
-		}
-		return r, err
-	}
-	v := reflect.ValueOf(r)
-	if !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
-		return r, errors.New("tensorpool: Check: nil response")
-	}
-	code := r.StatusCode()
-	if code >= 200 && code <= 299 {
-		return r, nil
-	}
-	hr := httpResponseOf(v)
-	if hr == nil {
-		hr = &http.Response{StatusCode: code, Header: http.Header{}}
-	}
-	return r, NewAPIError(hr, r.GetBody())
-}
-
-// httpResponseOf returns the HTTPResponse field of a generated response.
-func httpResponseOf(v reflect.Value) *http.Response {
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			return nil
-		}
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return nil
-	}
-	f := v.FieldByName("HTTPResponse")
-	if !f.IsValid() || !f.CanInterface() {
-		return nil
-	}
-	hr, _ := f.Interface().(*http.Response)
-	return hr
-}
+// Is makes errors.Is(err, ErrResponseTooLarge) hold.
+func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResponseTooLarge }
 
 // StatusCode returns the HTTP status of the *APIError in err's chain, or 0.
 func StatusCode(err error) int {

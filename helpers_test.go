@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -201,14 +200,6 @@ func reply(r *http.Request, code int, header http.Header, body string) *http.Res
 	}
 }
 
-// connected tells the request's httptrace that a connection was obtained,
-// as net/http does before writing a request.
-func connected(r *http.Request) {
-	if tr := httptrace.ContextClientTrace(r.Context()); tr != nil && tr.GotConn != nil {
-		tr.GotConn(httptrace.GotConnInfo{})
-	}
-}
-
 const (
 	attachOK  = `{"storage_id":"s-1","cluster_ids":["c-1"],"request_ids":["r-1"],"message":"attaching"}`
 	infoOK    = `{"request_id":"r-1","created_at":"2026-01-01T00:00:00Z","request_type":"STORAGE_ATTACH","status":"PENDING"}`
@@ -253,19 +244,9 @@ func (l *logBuffer) String() string {
 
 var bg = context.Background()
 
-// httpClientOf digs the *http.Client NewClient installed out of c.
-func httpClientOf(c *gen.ClientWithResponses) *http.Client {
-	return c.ClientInterface.(*gen.Client).Client.(*doer).hc
-}
-
-// clientTransport is the front door's transport inside c.
-func clientTransport(t *testing.T, c *gen.ClientWithResponses) *transport {
-	t.Helper()
-	tr, ok := httpClientOf(c).Transport.(*transport)
-	if !ok {
-		t.Fatalf("transport is %T", httpClientOf(c).Transport)
-	}
-	return tr
+// doerOf digs the doer NewClient installed out of c.
+func doerOf(c *gen.ClientWithResponses) *doer {
+	return c.ClientInterface.(*gen.Client).Client.(*doer)
 }
 
 // leakCheckedLogger logs everything at debug level into a buffer that is

@@ -14,50 +14,22 @@ import (
 // Option configures NewClient.
 type Option func(*config) error
 
-// config is everything NewClient was told. It holds the API key, so it
-// prints redacted (see Format and LogValue).
+// config is everything NewClient was told.
 type config struct {
-	key           secret
-	keySet        bool
-	baseURL       string
-	baseURLSet    bool
-	httpClient    *http.Client
-	timeout       time.Duration
-	timeoutSet    bool
-	retry         RetryPolicy
-	logger        *slog.Logger
-	maxBodyBytes  int64
-	insecureHTTP  bool
-	userAgent     string
-	noValidation  bool
-	editors       []gen.RequestEditorFn
-	clientOptions []gen.ClientOption
-}
-
-func defaultConfig() config {
-	return config{
-		baseURL:      DefaultBaseURL,
-		timeout:      DefaultTimeout,
-		retry:        DefaultRetryPolicy(),
-		maxBodyBytes: DefaultMaxResponseBytes,
-	}
-}
-
-// Format implements fmt.Formatter: a config prints its settings with the key
-// redacted, whatever the verb.
-func (c config) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "tensorpool.config{key:%q baseURL:%q timeout:%v retry:%+v maxBodyBytes:%d insecureHTTP:%t userAgent:%q validation:%t editors:%d clientOptions:%d}",
-		c.key.String(), c.baseURL, c.timeout, c.retry, c.maxBodyBytes, c.insecureHTTP, c.userAgent, !c.noValidation, len(c.editors), len(c.clientOptions))
-}
-
-// LogValue implements slog.LogValuer, with the key redacted.
-func (c config) LogValue() slog.Value {
-	return slog.GroupValue(
-		slog.String("key", c.key.String()),
-		slog.String("base_url", c.baseURL),
-		slog.Duration("timeout", c.timeout),
-		slog.Int("max_retries", c.retry.MaxRetries),
-	)
+	key          string
+	keySet       bool
+	baseURL      string
+	baseURLSet   bool
+	httpClient   *http.Client
+	timeout      time.Duration
+	timeoutSet   bool
+	retry        RetryPolicy
+	logger       *slog.Logger
+	maxBody      int64
+	insecureHTTP bool
+	userAgent    string
+	noValidation bool
+	editors      []gen.ClientOption
 }
 
 // WithAPIKey sets the API key, sent as "Authorization: Bearer <key>". It
@@ -65,7 +37,7 @@ func (c config) LogValue() slog.Value {
 // white space is trimmed; an empty key makes NewClient fail with ErrNoAPIKey.
 func WithAPIKey(key string) Option {
 	return func(c *config) error {
-		c.key, c.keySet = newSecret(strings.TrimSpace(key)), true
+		c.key, c.keySet = strings.TrimSpace(key), true
 		return nil
 	}
 }
@@ -94,10 +66,11 @@ func WithInsecureHTTP() Option {
 }
 
 // WithHTTPClient makes the client send requests through a copy of hc: its
-// Transport (http.DefaultTransport if nil) carries the requests, and its Jar
-// and CheckRedirect are kept, and its Timeout unless zero (WithTimeout
-// overrides it). NewClient never modifies hc itself. Authentication,
-// retries, the body cap and logging are layered on top of hc.Transport.
+// Transport (http.DefaultTransport if nil) carries them, beneath the step
+// that adds the key; its Jar is kept; its CheckRedirect decides the
+// redirects of a GET or HEAD (a request of any other method never follows
+// one); its Timeout, unless zero, bounds each call as a whole in place of
+// DefaultTimeout (WithTimeout overrides it). NewClient never modifies hc.
 //
 // To bound each attempt rather than the whole call, set timeouts on the
 // transport, such as http.Transport.ResponseHeaderTimeout: a GET that times
@@ -105,7 +78,7 @@ func WithInsecureHTTP() Option {
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {
-			return fmt.Errorf("tensorpool: WithHTTPClient(nil)")
+			return errors.New("tensorpool: WithHTTPClient(nil)")
 		}
 		c.httpClient = hc
 		return nil
@@ -126,27 +99,15 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
-// WithRetryPolicy replaces the retry policy (DefaultRetryPolicy). What is
-// retried is fixed (see the package documentation); the policy sets how often
-// and how long.
+// WithRetryPolicy replaces the retry policy (DefaultRetryPolicy): how often
+// and how long. What is retried is fixed (see the package documentation).
+// A policy with MaxRetries 0 disables retries.
 func WithRetryPolicy(p RetryPolicy) Option {
 	return func(c *config) error {
 		if err := p.validate(); err != nil {
 			return err
 		}
 		c.retry = p
-		return nil
-	}
-}
-
-// WithMaxRetries sets how many times a request may be retried after its first
-// attempt (default 3). 0 disables retries.
-func WithMaxRetries(n int) Option {
-	return func(c *config) error {
-		if n < 0 {
-			return fmt.Errorf("tensorpool: negative max retries %d", n)
-		}
-		c.retry.MaxRetries = n
 		return nil
 	}
 }
@@ -172,22 +133,18 @@ func WithMaxResponseBytes(n int64) Option {
 		if n <= 0 {
 			return fmt.Errorf("tensorpool: max response bytes must be positive, got %d", n)
 		}
-		c.maxBodyBytes = n
+		c.maxBody = n
 		return nil
 	}
 }
 
-// ErrInvalidUserAgent is returned by NewClient when WithUserAgent is given a
-// value with control characters, which no HTTP header can carry.
-var ErrInvalidUserAgent = errors.New("tensorpool: invalid user agent: it contains control characters")
-
 // WithUserAgent puts product (for example "my-app/1.2") in front of this
-// library's own User-Agent token. A product with control characters makes
-// NewClient fail with ErrInvalidUserAgent.
+// library's own User-Agent token. A product with control characters, which
+// no HTTP header can carry, makes NewClient fail.
 func WithUserAgent(product string) Option {
 	return func(c *config) error {
 		if !validHeaderValue(product) {
-			return ErrInvalidUserAgent // product not quoted: it could hold a secret
+			return errors.New("tensorpool: WithUserAgent: the product contains control characters") // not quoted: it could hold a secret
 		}
 		c.userAgent = product
 		return nil
@@ -196,36 +153,22 @@ func WithUserAgent(product string) Option {
 
 // WithRequestEditorFn adds a function that may change (or refuse, by
 // returning an error) every request before it is sent. It sees the request
-// without the Authorization header, which the transport adds afterwards
-// (replacing any an editor set) for the base URL's origin only.
+// without the Authorization header, which is added afterwards (replacing
+// any an editor set) for the base URL's origin only.
 func WithRequestEditorFn(fn gen.RequestEditorFn) Option {
 	return func(c *config) error {
-		c.editors = append(c.editors, fn)
+		c.editors = append(c.editors, gen.WithRequestEditorFn(fn))
 		return nil
 	}
 }
 
-// WithoutClientValidation turns off the checks NewClient adds before sending
-// (see ValidateRequest), for example to exercise a server's own validation.
+// WithoutClientValidation turns off the checks NewClient adds before
+// sending a request: storage_id must start with "s-" and cluster_ids have
+// exactly one element (see InvalidRequestError), for example to exercise a
+// server's own validation.
 func WithoutClientValidation() Option {
 	return func(c *config) error {
 		c.noValidation = true
-		return nil
-	}
-}
-
-// WithClientOptions passes options through to gen.NewClientWithResponses.
-// gen.WithBaseURL is honoured like WithBaseURL (the same https rule applies),
-// gen.WithRequestEditorFn like WithRequestEditorFn. A gen.WithHTTPClient doer
-// becomes the layer that carries requests, beneath authentication, retries,
-// the body cap and logging, which it cannot remove. An *http.Client there
-// gives its Transport (and Jar, CheckRedirect) and NewClient follows
-// redirects; any other doer receives requests carrying the key, so it must
-// not follow redirects itself: an answer from another origin than the one
-// asked fails with ErrDoerRedirected.
-func WithClientOptions(opts ...gen.ClientOption) Option {
-	return func(c *config) error {
-		c.clientOptions = append(c.clientOptions, opts...)
 		return nil
 	}
 }

@@ -2,53 +2,58 @@ package tensorpool
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-func TestSecretNeverPrints(t *testing.T) {
-	k := newSecret(testKey)
-	noKey(t, "secret", k)
-	noKey(t, "*secret", &k)
-	noKey(t, "[]secret", []secret{k})
-	noKey(t, "map", map[string]any{"k": k})
-	if got := fmt.Sprintf("%v|%#v|%d", k, k, k); got != `[REDACTED]|"[REDACTED]"|[REDACTED]` {
-		t.Errorf("got %s", got)
-	}
-	if got := (secret{}).String(); got != "" {
-		t.Errorf("empty secret prints %q", got)
-	}
-	if k.reveal() != testKey {
-		t.Error("reveal")
-	}
-}
-
-// TestNothingPrintsTheKey formats every value of ours that holds the key,
-// and the generated client around them, every way fmt and slog can.
+// TestNothingPrintsTheKey formats every value a caller can reach from the
+// client, from a response (the response, its request, that request's
+// context) and from an error, with every fmt verb and with slog. The key
+// lives only in closures, which fmt prints as addresses.
 func TestNothingPrintsTheKey(t *testing.T) {
-	cfg := defaultConfig()
-	for _, o := range []Option{WithAPIKey(testKey), WithLogger(slog.Default())} {
-		if err := o(&cfg); err != nil {
-			t.Fatal(err)
+	f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+		if n == 2 {
+			return reply(r, 404, nil, `{"detail":"no"}`), nil
 		}
-	}
-	c, err := NewClient(WithAPIKey(testKey))
+		return reply(r, 200, nil, infoOK), nil
+	}}
+	c := fakeClient(t, f)
+	ctx := context.WithValue(bg, struct{ k string }{"k"}, "v")
+	resp, err := Check(c.GetRequestInfoWithResponse(ctx, "r-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, apiErr := Check(c.GetRequestInfoWithResponse(ctx, "r-1"))
+	if !IsNotFound(apiErr) {
+		t.Fatalf("err %v", apiErr)
+	}
+	if f.get(0).auth != "Bearer "+testKey {
+		t.Fatalf("the key was not sent: %q", f.get(0).auth)
+	}
 	gc := c.ClientInterface.(*gen.Client)
-	inner := clientTransport(t, c)
+	d := doerOf(c)
+	authOnly := *d.hc.Transport.(*authTransport)
+	authOnly.base = nil // the test's fakeRT records the key it was sent
 	values := map[string]any{
-		"config": cfg, "*config": &cfg, "transport": inner, "*transport": *inner,
-		"ClientWithResponses": c, "*ClientWithResponses": *c, "*gen.Client": gc, "gen.Client": *gc,
-		"http.Client": httpClientOf(c), "*http.Client": *httpClientOf(c),
+		"*ClientWithResponses": c, "ClientWithResponses": *c, "*gen.Client": gc, "gen.Client": *gc,
+		"*doer": d, "doer": *d, "*http.Client": d.hc, "http.Client": *d.hc,
+		"authTransport": authOnly, "*authTransport": &authOnly, "scrubber": d.scrub,
+		"response": resp, "*http.Response": resp.HTTPResponse, "http.Response": *resp.HTTPResponse,
+		"request": resp.HTTPResponse.Request, "request header": resp.HTTPResponse.Request.Header,
+		"request context": resp.HTTPResponse.Request.Context(), "error": apiErr,
 	}
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, nil))
@@ -56,7 +61,7 @@ func TestNothingPrintsTheKey(t *testing.T) {
 		noKey(t, name, v)
 		logger.Info("value", "v", v)
 	}
-	if bytes.Contains(buf.Bytes(), []byte(testKey)) {
+	if leaked(buf.String()) != "" {
 		t.Errorf("slog printed the key:\n%s", buf.String())
 	}
 }
@@ -81,8 +86,7 @@ func TestNoPanicOnOddInput(t *testing.T) {
 			t.Fatalf("panic: %v", r)
 		}
 	}()
-	_ = NewAPIError(nil, nil)
-	_ = NewAPIError(&http.Response{}, []byte("{"))
+	_ = newAPIError(&http.Response{}, []byte("{"), nil)
 	_, _ = Check[Response](nil, nil)
 	_ = StatusCode(nil)
 	var e *APIError
@@ -90,40 +94,53 @@ func TestNoPanicOnOddInput(t *testing.T) {
 	_, _ = NewClient(WithAPIKey(testKey), WithBaseURL(""))
 	_, _ = NewClient(WithAPIKey(testKey), WithBaseURL("https://"))
 	_, _ = NewClient(WithAPIKey(testKey), WithHTTPClient(&http.Client{}), WithTimeout(0))
+	s := newScrubber("abcd")
+	for _, in := range []string{"", "\\", "\\u", "\\u00", "\\u007", "a\\", "abc"} {
+		_ = s.text(in)
+	}
 }
 
-// The key written with JSON escapes is scrubbed from a body whatever its
-// shape: valid JSON (which stays valid), JSON cut inside the key or
-// broken, HTML; surrogate pairs, \/ and mixed escapes included; a
-// backslash that starts no escape changes nothing.
-func TestScrubEscapedKey(t *testing.T) {
-	const emojiKey = "tp-😀-é/SECRET3"
+// TestScrubRule is the one rule: every printed form replaced where it is;
+// a cut key (4 characters or more of a form) at the end of a text
+// replaced; a text whose JSON escapes spell the key withheld whole.
+func TestScrubRule(t *testing.T) {
 	for _, tc := range []struct {
 		key, in, want string
 	}{
-		{testKey, `{"detail":"` + uEscape(testKey) + `"}`, `{"detail":"[REDACTED]"}`},
-		{testKey, `{"detail":"x ` + mixedEscape(testKey) + ` y"}`, `{"detail":"x [REDACTED] y"}`},
-		{testKey, `{"detail":"` + uEscape(testKey), `{"detail":"[REDACTED]`},
-		{testKey, `{"detail":"` + uEscape(testKey) + `", oops`, `{"detail":"[REDACTED]", oops`},
-		{testKey, `<p>` + uEscape(testKey) + `</p>` + uEscape(testKey[:5]), `<p>[REDACTED]</p>` + uEscape(testKey[:5])},
-		{hostileKey, `{"a":"` + mixedEscape(hostileKey) + `","b":"` + uEscape(hostileKey) + `"}`, `{"a":"[REDACTED]","b":"[REDACTED]"}`},
-		{hostileKey, `{"a":"tp-\"<>\/%?#&+\\;,=@SECRET2"}`, `{"a":"[REDACTED]"}`},
-		{emojiKey, `{"a":"tp-\ud83d\ude00-\u00e9\/SECRET3"`, `{"a":"[REDACTED]"`},
-		{emojiKey, `{"a":"tp-\ud83d\ude00-\u00e9\/SECRET\x \ud800 \u12"`, `{"a":"tp-\ud83d\ude00-\u00e9\/SECRET\x \ud800 \u12"`},
-		{testKey, `{"a":"\\u0074p-live-0123456789abcdefSECRET"}`, `{"a":"\\u0074p-live-0123456789abcdefSECRET"}`}, // not the key: a backslash, then text
+		{testKey, `{"detail":"invalid token Bearer ` + testKey + `"}`, `{"detail":"invalid token Bearer [REDACTED]"}`},
+		{testKey, "a " + testKey + " b " + testKey, "a [REDACTED] b [REDACTED]"},
+		{testKey, "no key here", "no key here"},
+		// cut keys
+		{testKey, `{"detail":"` + testKey[:20], `{"detail":"[REDACTED]`},
+		{testKey, "x " + testKey[:4], "x [REDACTED]"},
+		{testKey, "x " + testKey[:3], "x " + testKey[:3]},
+		{testKey, testKey[:10] + " not at the end", testKey[:10] + " not at the end"},
+		// escaped forms
+		{hostileKey, `GET "https://e.test/request/info/` + url.PathEscape(hostileKey) + `"`, `GET "https://e.test/request/info/[REDACTED]"`},
+		{hostileKey, `?q=` + url.QueryEscape(hostileKey), `?q=[REDACTED]`},
+		{hostileKey, `{"a":"tp-\"\u003c\u003e/%?#\u0026+\\;,=@SECRET2"}`, `{"a":"[REDACTED]"}`},
+		{hostileKey, `{"a":"tp-\"<>/%?#&+\\;,=@SECRET2"}`, `{"a":"[REDACTED]"}`},
+		// escapes no form covers: the whole text is withheld
+		{testKey, `{"detail":"` + uEscape(testKey) + `"}`, redacted},
+		{testKey, `{"detail":"x ` + mixedEscape(testKey) + ` y"}`, redacted},
+		{testKey, `<p>` + mixedEscape(testKey[:12]), redacted},
+		{hostileKey, `{"a":"tp-\"<>\/%?#&+\\;,=@SECRET2"}`, redacted},
+		// a backslash, then text: not the key
+		{testKey, `{"a":"\\u0074p-live-0123456789abcdefSECRET"}`, `{"a":"\\u0074p-live-0123456789abcdefSECRET"}`},
+		{testKey, `{"a":"\n\u00e9 \x \u12"}`, `{"a":"\n\u00e9 \x \u12"}`},
 	} {
-		k := newSecret(tc.key)
-		got := string(k.scrubBytes([]byte(tc.in)))
+		s := newScrubber(tc.key)
+		got := string(s.bytes([]byte(tc.in)))
 		if got != tc.want {
-			t.Errorf("scrubBytes(%s)\n = %s\nwant %s", tc.in, got, tc.want)
+			t.Errorf("scrub(%s)\n = %s\nwant %s", tc.in, got, tc.want)
 		}
-		if s := k.scrub(tc.in); s != tc.want {
-			t.Errorf("scrub(%s) = %s, want %s", tc.in, s, tc.want)
+		if txt := s.text(tc.in); txt != tc.want {
+			t.Errorf("text(%s) = %s, want %s", tc.in, txt, tc.want)
 		}
-		if k.in(tc.in) != (got != tc.in) {
-			t.Errorf("in(%s) = %v", tc.in, k.in(tc.in))
+		if s.has(tc.in) != (got != tc.in) {
+			t.Errorf("has(%s) = %v", tc.in, s.has(tc.in))
 		}
-		if json.Valid([]byte(tc.in)) && !json.Valid([]byte(got)) {
+		if json.Valid([]byte(tc.in)) && !json.Valid([]byte(got)) && got != redacted {
 			t.Errorf("valid JSON %s scrubbed to invalid %s", tc.in, got)
 		}
 		if f := leakedOf(got, tc.key); f != "" {
@@ -132,24 +149,94 @@ func TestScrubEscapedKey(t *testing.T) {
 	}
 }
 
+// TestScrubbedErrorKeepsItsCause: an error quoting the key is scrubbed, yet
+// errors.Is still sees its cause, internal/transient still sees it as
+// transient (classified before redaction), and errors.As reaches what in
+// its chain does not print the key. Through the client, a GET whose
+// connection error quotes the key is retried like any other.
+func TestScrubbedErrorKeepsItsCause(t *testing.T) {
+	s := newScrubber(testKey)
+	raw := &net.OpError{Op: "read", Net: "tcp", Err: &echoErr{"proxy said " + testKey}}
+	err := s.err(fmt.Errorf("wrapped: %w", raw))
+	if leaked(err.Error()) != "" || !strings.Contains(err.Error(), redacted) {
+		t.Fatalf("text %q", err)
+	}
+	if !errors.Is(err, syscall.ECONNRESET) || !transient.Is(err) {
+		t.Errorf("cause lost: errors.Is(ECONNRESET) %v, transient %v", errors.Is(err, syscall.ECONNRESET), transient.Is(err))
+	}
+	var op *net.OpError
+	if errors.As(err, &op) || op != nil {
+		t.Errorf("errors.As handed out an error that prints the key: %v", op)
+	}
+	var errno syscall.Errno
+	if !errors.As(err, &errno) || errno != syscall.ECONNRESET {
+		t.Errorf("errors.As(Errno) = %v", errno)
+	}
+	if plain := errors.New("no key here"); s.err(plain) != plain {
+		t.Error("an error without the key was replaced")
+	}
+	if err := s.err(fmt.Errorf("%w: %s", context.Canceled, testKey)); transient.Is(err) || !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancellation: %v", err)
+	}
+
+	f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+		if n < 3 {
+			return nil, &net.OpError{Op: "read", Net: "tcp", Err: &echoErr{r.Header.Get("Authorization")}}
+		}
+		return reply(r, 200, nil, infoOK), nil
+	}}
+	if _, err := Check(fakeClient(t, f, fastRetries).GetRequestInfoWithResponse(bg, "r-1")); err != nil || f.n() != 3 {
+		t.Errorf("err %v after %d attempts, want success on the 3rd", err, f.n())
+	}
+}
+
+// TestScrubMemoryBounded: an 8 MiB error body full of \u-escaped echoes of
+// the key costs a few copies of the body, not one per form or escape.
+func TestScrubMemoryBounded(t *testing.T) {
+	esc := uEscape(testKey)
+	body := []byte(`{"detail":"` + strings.Repeat(esc+" ", (8<<20)/(len(esc)+1)-1) + `"}`)
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+		return reply(r, 500, nil, string(body)), nil
+	}}
+	c := fakeClient(t, f, WithRetryPolicy(RetryPolicy{}))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Check(c.StorageAttachWithResponse(bg, attachBody))
+	runtime.ReadMemStats(&after)
+	var e *APIError
+	if !errors.As(err, &e) || string(e.Body) != redacted {
+		t.Fatalf("err %v, want a 500 with its body withheld", err)
+	}
+	// the fake's string, the read body (grown by io.ReadAll: twice its size),
+	// the decoded copy: 4 bodies (the race detector adds its own)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 5*uint64(len(body)) && !raceEnabled {
+		t.Errorf("one Check allocated %d MiB for an %d MiB body", alloc>>20, len(body)>>20)
+	}
+	// the rule alone: one decoded copy
+	if n := testing.AllocsPerRun(1, func() { newScrubber(testKey).bytes(body) }); n > 20 {
+		t.Errorf("scrubbing an 8 MiB body: %v allocations", n)
+	}
+}
+
 // Scrubbing a body without the key allocates nothing without a backslash,
 // and one buffer (the decoded copy) with one.
 func TestScrubBodyAllocations(t *testing.T) {
-	k := newSecret(testKey)
+	s := newScrubber(testKey)
 	plain := []byte(`{"detail":"` + strings.Repeat("Storage not found. ", 500) + `"}`)
 	escaped := []byte(`{"detail":"` + strings.Repeat(`Storage \"s-1\" not found.\n`, 500) + `"}`)
 	for _, tc := range []struct {
 		body []byte
 		max  float64
 	}{{plain, 0}, {escaped, 1}} {
-		if n := testing.AllocsPerRun(100, func() { k.scrubBytes(tc.body) }); n > tc.max {
-			t.Errorf("scrubBytes of %.20q...: %v allocations, want at most %v", tc.body, n, tc.max)
+		if n := testing.AllocsPerRun(100, func() { s.bytes(tc.body) }); n > tc.max {
+			t.Errorf("scrub of %.20q...: %v allocations, want at most %v", tc.body, n, tc.max)
 		}
 	}
 }
 
 func BenchmarkScrubBody(b *testing.B) {
-	k := newSecret(testKey)
+	s := newScrubber(testKey)
 	for _, bc := range []struct{ name, body string }{
 		{"no-backslash", `{"detail":"` + strings.Repeat("Storage not found. ", 500) + `"}`},
 		{"escapes-no-key", `{"detail":"` + strings.Repeat(`Storage \"s-1\" not found.\n`, 500) + `"}`},
@@ -160,7 +247,7 @@ func BenchmarkScrubBody(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				k.scrubBytes(body)
+				s.bytes(body)
 			}
 		})
 	}

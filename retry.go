@@ -1,8 +1,10 @@
 package tensorpool
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -36,12 +38,7 @@ type RetryPolicy struct {
 // DefaultRetryPolicy returns the policy NewClient uses: up to 3 retries,
 // waits from 0.5 s doubling up to 8 s, and Retry-After honoured up to 30 s.
 func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{
-		MaxRetries:    3,
-		MinBackoff:    500 * time.Millisecond,
-		MaxBackoff:    8 * time.Second,
-		MaxRetryAfter: 30 * time.Second,
-	}
+	return RetryPolicy{MaxRetries: 3, MinBackoff: 500 * time.Millisecond, MaxBackoff: 8 * time.Second, MaxRetryAfter: 30 * time.Second}
 }
 
 func (p RetryPolicy) validate() error {
@@ -60,86 +57,70 @@ func (p RetryPolicy) validate() error {
 func (p RetryPolicy) backoff(n int) time.Duration {
 	d := p.MinBackoff
 	for i := 1; i < n && d < p.MaxBackoff; i++ {
-		if d > p.MaxBackoff/2 {
-			d = p.MaxBackoff // doubling would pass it (or overflow)
-			break
-		}
-		d *= 2
+		d = min(d, p.MaxBackoff/2) * 2 // saturates; never overflows
 	}
 	d = min(d, p.MaxBackoff)
 	if d <= 1 {
 		return d
 	}
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return d/2 + rand.N(d-d/2+1)
 }
 
 // isSafeMethod reports whether a request with this method may be sent again
 // after it reached the server: it changes nothing there.
 func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
 
-// retryDecision is what one attempt's outcome means for the next.
-type retryDecision struct {
-	retry  bool
-	reason string
-	// hint is the server's Retry-After, when it gave one (hasHint).
-	hint    time.Duration
-	hasHint bool
-}
-
-// decide applies the retry table of the package documentation to one
-// attempt. connected reports whether a connection to the server was obtained
-// for this attempt (httptrace GotConn); without one nothing was sent.
-func decide(req *http.Request, resp *http.Response, err error, connected bool) retryDecision {
-	if req.Context().Err() != nil {
-		return retryDecision{} // the caller's deadline or cancellation
-	}
+// retryReason applies the retry table of the package documentation to one
+// attempt's response or error: why it may be sent again ("" if not), and
+// the response's Retry-After, if any. A send or body-read error counts if
+// internal/transient says it is transient (the rule package wait shares);
+// for a method that is not safe to replay, only if it happened while
+// connecting, before anything was written.
+func retryReason(method string, resp *http.Response, err error) (reason string, hint time.Duration, hasHint bool) {
+	safe := isSafeMethod(method)
 	if err != nil {
-		if !retryableError(err) {
-			return retryDecision{}
+		switch {
+		case errors.Is(err, ErrResponseTooLarge) || !transient.Is(err):
+			return "", 0, false
+		case safe:
+			return "connection error", 0, false
+		case isDialError(err) && !errors.As(err, new(*bodyReadError)): // a response proves it was sent
+			return "dial error (request not sent)", 0, false
 		}
-		if isSafeMethod(req.Method) {
-			return retryDecision{retry: true, reason: "connection error"}
-		}
-		if !connected && isDialError(err) {
-			return retryDecision{retry: true, reason: "dial error (request not sent)"}
-		}
-		return retryDecision{}
+		return "", 0, false
 	}
-	switch code := resp.StatusCode; {
-	case code == http.StatusTooManyRequests:
-		d := retryDecision{retry: true, reason: "429 Too Many Requests"}
-		d.hint, d.hasHint = retryafter.Parse(resp.Header, time.Now())
-		return d
-	case isSafeMethod(req.Method) && (code == http.StatusBadGateway || code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout):
-		d := retryDecision{retry: true, reason: strconv.Itoa(code) + " " + http.StatusText(code)}
-		d.hint, d.hasHint = retryafter.Parse(resp.Header, time.Now())
-		return d
+	if code := resp.StatusCode; code == http.StatusTooManyRequests ||
+		safe && (code == http.StatusBadGateway || code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout) {
+		hint, hasHint = retryafter.Parse(resp.Header, time.Now())
+		return strconv.Itoa(code) + " " + http.StatusText(code), hint, hasHint
 	}
-	return retryDecision{}
-}
-
-// retryableError reports whether a transport error is known to be
-// transient (internal/transient: the connection was refused, reset, closed
-// early or timed out, an HTTP/2 stream or connection failed, DNS failed other
-// than "no such host", the body was lost mid-way). Anything else (an invalid
-// header, an unsupported scheme, a redirect loop, a TLS or certificate
-// error, a response over the size cap, a cancellation, an error of a custom
-// transport) happens again on every attempt, so it is not retried. Package
-// wait applies the same rule. A timeout of the transport's own (such as
-// http.Transport.ResponseHeaderTimeout) is retryable; the request's context
-// having expired is checked by decide.
-func retryableError(err error) bool {
-	return !errors.Is(err, ErrResponseTooLarge) && transient.Is(err)
+	return "", 0, false
 }
 
 // isDialError reports whether err happened while connecting (DNS lookup or
-// TCP connect), before any byte of the request could be written.
+// TCP connect): net/http's Transport had no connection, so nothing of the
+// request was written.
 func isDialError(err error) bool {
 	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
 	var dns *net.DNSError
-	return errors.As(err, &dns)
+	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns)
+}
+
+// sleep waits for d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// discard drains a little of a response that is being retried, so its
+// connection can be reused, and closes it.
+func discard(resp *http.Response) {
+	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+	_ = resp.Body.Close()
 }

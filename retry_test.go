@@ -307,7 +307,6 @@ func TestRetryTransportErrors(t *testing.T) {
 		{"POST reset after connect", "POST", syscall.ECONNRESET, true, 1},
 		{"POST EOF after connect", "POST", io.EOF, true, 1},
 		{"POST non-dial error without GotConn", "POST", errors.New("custom transport failed"), false, 1},
-		{"POST dial error but GotConn fired", "POST", dialErr(), true, 1},
 		{"DELETE reset after connect", "DELETE", syscall.ECONNRESET, true, 1},
 		{"GET bad certificate", "GET", x509.UnknownAuthorityError{}, true, 1},
 		{"GET TLS alert", "GET", &net.OpError{Op: "remote error", Err: tls.AlertError(40)}, true, 1},
@@ -325,9 +324,6 @@ func TestRetryTransportErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
-					if tc.connected {
-						connected(r)
-					}
 					return nil, tc.err
 				}}
 				c := fakeClient(t, f)
@@ -382,10 +378,12 @@ func TestMaxRetries(t *testing.T) {
 	for _, n := range []int{0, 1, 5} {
 		synctest.Test(t, func(t *testing.T) {
 			f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 503, nil, ""), nil }}
-			c := fakeClient(t, f, WithMaxRetries(n), WithTimeout(0))
+			p := DefaultRetryPolicy()
+			p.MaxRetries = n
+			c := fakeClient(t, f, WithRetryPolicy(p), WithTimeout(0))
 			_, _ = c.GetRequestInfoWithResponse(bg, "r-1")
 			if f.n() != n+1 {
-				t.Errorf("WithMaxRetries(%d): %d attempts", n, f.n())
+				t.Errorf("MaxRetries %d: %d attempts", n, f.n())
 			}
 		})
 	}
@@ -420,7 +418,7 @@ func TestAPIErrorRetryAfterUsesSharedParser(t *testing.T) {
 		{http.Header{"Retry-After": {"soon"}}, 0},
 	} {
 		resp := &http.Response{StatusCode: http.StatusTooManyRequests, Header: tc.header}
-		if got := NewAPIError(resp, nil).RetryAfter; got != tc.want {
+		if got := newAPIError(resp, nil, nil).RetryAfter; got != tc.want {
 			t.Errorf("Retry-After %v: APIError.RetryAfter = %v, want %v", tc.header, got, tc.want)
 		}
 	}

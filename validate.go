@@ -36,7 +36,7 @@ func (e *InvalidRequestError) Is(target error) bool { return target == ErrInvali
 // no GetBody (a streamed body given to a ...WithBody method).
 const maxValidatedBody = 1 << 20
 
-// ValidateRequest checks req against the rules openapi.json states in prose
+// validateRequest checks req against the rules openapi.json states in prose
 // or in constraints the generated types cannot enforce, and returns an
 // *InvalidRequestError for the first one broken:
 //
@@ -48,11 +48,11 @@ const maxValidatedBody = 1 << 20
 //     what the format is; the one the spec states for a storage id is
 //     attach's "must start with 's-'", so it is checked here too.
 //
-// basePath is the base URL's path ("" for DefaultBaseURL). Clients made by
-// NewClient call it on every request, after every request editor (see
-// WithoutClientValidation); a request that fails it is never sent. It reads the body through req.GetBody, or, if
+// basePath is the base URL's path ("" for DefaultBaseURL). The doer calls it
+// on every request, after every request editor, unless
+// WithoutClientValidation. It reads the body through req.GetBody, or, if
 // there is none, reads it into memory and makes it replayable.
-func ValidateRequest(req *http.Request, basePath string) error {
+func validateRequest(req *http.Request, basePath string) error {
 	p, ok := strings.CutPrefix(req.URL.EscapedPath(), strings.TrimSuffix(basePath, "/"))
 	if !ok {
 		return nil
@@ -115,10 +115,10 @@ func requestBody(req *http.Request) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(req.Body, maxValidatedBody+1))
 	_ = req.Body.Close()
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("tensorpool: reading the request body to validate it: %w", err)
-	}
-	if len(b) > maxValidatedBody {
+	case len(b) > maxValidatedBody:
 		return nil, invalid(req, "body", fmt.Sprintf("larger than %d bytes", maxValidatedBody))
 	}
 	req.Body = io.NopCloser(bytes.NewReader(b))
@@ -147,24 +147,10 @@ func checkHeaders(req *http.Request) error {
 // validHeaderValue reports whether v may be an HTTP header value: no control
 // character other than tab (as net/http requires).
 func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if b := v[i]; b < ' ' && b != '\t' || b == 0x7f {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f })
 }
 
 // validHeaderName reports whether n is an HTTP token (RFC 9110 5.1).
 func validHeaderName(n string) bool {
-	if n == "" {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		b := n[i]
-		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0) {
-			return false
-		}
-	}
-	return true
+	return n != "" && strings.Trim(n, "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == ""
 }

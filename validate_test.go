@@ -15,7 +15,7 @@ import (
 // with an *InvalidRequestError and nothing reaches the transport.
 func TestValidationBeforeSending(t *testing.T) {
 	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
-		return reply(r, 202, nil, okBody(r.Method)), nil
+		return reply(r, okStatus(r.Method), nil, okBody(r.Method)), nil
 	}}
 	c := fakeClient(t, f)
 	cases := []struct {
@@ -151,10 +151,10 @@ func TestValidationWithBasePath(t *testing.T) {
 	if _, err := Check(c.StorageDestroyWithResponse(bg, "s-1")); err != nil || f.get(0).path != "/tensorpool/storage/s-1" {
 		t.Errorf("err %v", err)
 	}
-	// ValidateRequest on its own
+	// validateRequest on its own
 	req, _ := http.NewRequest("DELETE", "https://x/storage/c-1", nil)
-	if ValidateRequest(req, "") == nil || ValidateRequest(req, "/other") != nil {
-		t.Error("ValidateRequest base path handling")
+	if validateRequest(req, "") == nil || validateRequest(req, "/other") != nil {
+		t.Error("validateRequest base path handling")
 	}
 }
 

@@ -2,7 +2,7 @@
 # Runs the benchmarks of internal/benchmarks and rewrites BENCHMARKS.md (the
 # short answers) and BENCHMARKS-data.md (every figure, profile and raw result).
 #
-#   BENCH_COUNT     rounds of the per-call benchmarks (default 10; medians are reported)
+#   BENCH_COUNT     rounds of the per-call benchmarks (default 10; medians of per-round ratios are reported)
 #   ECONOMY_N       operations in the request-economy scenario set (default 1000)
 #   BENCH_OUT       the data file to write (default BENCHMARKS-data.md)
 #   BENCH_SUMMARY   the short file to write (default BENCHMARKS.md)
@@ -24,17 +24,20 @@ before=$(uptime)
 "$GO" test -c -o "$tmp/benchmarks.test" ./internal/benchmarks
 cd internal/benchmarks
 
-# 2. Client overhead and the per-answer costs: plain Benchmark functions, in
-# rounds of one run each, so that a burst of load on the machine does not
-# fall on one client only.
+# 2. Client overhead: every client in interleaved rounds in this one process
+# (A B C D, A B C D, ...), so that benchmd can divide each client's figure by
+# the hand-written one of the same round (see TestClientOverhead).
+"$tmp/benchmarks.test" -test.count 1 -test.run '^TestClientOverhead$' -figures -overhead.rounds "$count" |
+	tee "$tmp/client.txt"
+# The per-answer costs: plain Benchmark functions, in rounds of one run each.
 for _ in $(seq "$count"); do
-	"$tmp/benchmarks.test" -test.run '^$' -test.bench '^Benchmark(ClientOverhead|Responder|WaitStep)$' \
+	"$tmp/benchmarks.test" -test.run '^$' -test.bench '^Benchmark(Responder|WaitStep)$' \
 		-test.benchmem -test.count 1
-done | tee "$tmp/client.txt"
+done | tee -a "$tmp/client.txt"
 
 # Where the generated client's time goes, without the network.
-"$tmp/benchmarks.test" -test.run '^$' -test.bench '^BenchmarkClientOverhead$/^inprocess$/^client=generated$' \
-	-test.benchtime 200000x -test.cpuprofile "$tmp/cpu.out" >/dev/null
+"$tmp/benchmarks.test" -test.count 1 -test.run '^TestClientOverhead$' -figures -overhead.rounds 3 \
+	-overhead.only inprocess/generated -test.cpuprofile "$tmp/cpu.out" >/dev/null
 "$GO" tool pprof -list 'gen\.(NewGetRequestInfoRequest|ParseGetRequestInfoResponse|\(\*Client\)\.GetRequestInfo)$' \
 	"$tmp/benchmarks.test" "$tmp/cpu.out" 2>/dev/null |
 	grep -v '^ *\. *\. ' | grep -v '^ *$' | sed 's| in /.*/gen/| in gen/|' >"$tmp/pprof.txt" || true

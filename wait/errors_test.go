@@ -75,7 +75,7 @@ func TestPermanentClientErrorsFailAtOnce(t *testing.T) {
 		{"hostname", viaHTTP(x509.HostnameError{Certificate: &x509.Certificate{}, Host: "engine.test"}), as[x509.HostnameError]},
 		{"TLS record header", viaHTTP(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), as[tls.RecordHeaderError]},
 		{"certificate verification", viaHTTP(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), as[*tls.CertificateVerificationError]},
-		{"doer redirected", viaHTTP(tensorpool.ErrDoerRedirected), is(tensorpool.ErrDoerRedirected)},
+		{"redirect not followed", viaHTTP(&tensorpool.RedirectError{StatusCode: 302, Method: "GET"}), is(tensorpool.ErrRedirected)},
 		{"invalid request", viaHTTP(&tensorpool.InvalidRequestError{Method: "GET", Path: "/request/info/r", Field: "request_id", Reason: "x"}), is(tensorpool.ErrInvalidRequest)},
 		{"request editor", func(f *fake) (Client, error) {
 			return gen.NewClient(testServer, gen.WithHTTPClient(&http.Client{Transport: f}),

@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -148,86 +149,133 @@ func authEditor(_ context.Context, r *http.Request) error {
 	return nil
 }
 
-// BenchmarkClientOverhead is GET /request/info through each client, over
-// the same loopback server (and, to see the clients' own cost without the
-// network, over the same in-process transport), reading the same bytes.
-func BenchmarkClientOverhead(b *testing.B) {
-	rec := recordRequestInfo(b)
-	srv := httptest.NewServer(rec)
-	b.Cleanup(srv.Close)
+// overheadRounds is how many rounds TestClientOverhead runs; make bench
+// sets it from BENCH_COUNT.
+var (
+	overheadRounds = flag.Int("overhead.rounds", 10, "rounds of TestClientOverhead")
+	overheadOnly   = flag.String("overhead.only", "", "run only the TestClientOverhead client named transport/client (for a profile)")
+)
 
-	for _, tr := range []struct {
-		name string
-		url  string
-		hc   func() *http.Client
-	}{
-		{"loopback", srv.URL, func() *http.Client { return &http.Client{Transport: srv.Client().Transport} }},
-		{"inprocess", "http://engine.invalid", func() *http.Client { return &http.Client{Transport: rec} }},
-	} {
-		hw := &handWritten{hc: tr.hc(), base: tr.url, auth: "Bearer " + tensorpooltest.DefaultAPIKey}
-		genc, err := gen.NewClient(tr.url, gen.WithHTTPClient(tr.hc()), gen.WithRequestEditorFn(authEditor))
-		if err != nil {
-			b.Fatal(err)
+// overheadClient is one client under measurement: call makes one
+// GET /request/info and checks the answer.
+type overheadClient struct {
+	name string
+	call func(b *testing.B)
+}
+
+// overheadClients are the clients TestClientOverhead compares, over one
+// transport (tr makes a fresh *http.Client for each, over the same
+// connection pool or in-process responder).
+func overheadClients(tb testing.TB, rec recorded, base string, tr func() *http.Client) []overheadClient {
+	hw := &handWritten{hc: tr(), base: base, auth: "Bearer " + tensorpooltest.DefaultAPIKey}
+	genc, err := gen.NewClient(base, gen.WithHTTPClient(tr()), gen.WithRequestEditorFn(authEditor))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	withResp, err := gen.NewClientWithResponses(base, gen.WithHTTPClient(tr()), gen.WithRequestEditorFn(authEditor))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	front, err := tensorpool.NewClient(tensorpool.WithBaseURL(base), tensorpool.WithInsecureHTTP(),
+		tensorpool.WithAPIKey(tensorpooltest.DefaultAPIKey), tensorpool.WithHTTPClient(tr()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	check := func(b *testing.B, status string, retryAfter string) {
+		if status != "PROCESSING" || retryAfter == "" {
+			b.Fatalf("got status %q, Retry-After %q", status, retryAfter)
 		}
-		withResp, err := gen.NewClientWithResponses(tr.url, gen.WithHTTPClient(tr.hc()), gen.WithRequestEditorFn(authEditor))
-		if err != nil {
-			b.Fatal(err)
-		}
-		front, err := tensorpool.NewClient(tensorpool.WithBaseURL(tr.url), tensorpool.WithInsecureHTTP(),
-			tensorpool.WithAPIKey(tensorpooltest.DefaultAPIKey), tensorpool.WithHTTPClient(tr.hc()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx := context.Background()
-		check := func(b *testing.B, status string, retryAfter string) {
-			if status != "PROCESSING" || retryAfter == "" {
-				b.Fatalf("got status %q, Retry-After %q", status, retryAfter)
+	}
+	return []overheadClient{
+		{"handwritten", func(b *testing.B) {
+			info, ra, err := hw.getRequestInfo(ctx, rec.id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, info.Status, ra)
+		}},
+		// The same hand-written call bounded as the front door bounds every
+		// call (DefaultTimeout): a cancellable context costs net/http
+		// something of its own, which the front door cannot avoid.
+		{"handwritten-timeout", func(b *testing.B) {
+			ctx, cancel := context.WithTimeout(ctx, tensorpool.DefaultTimeout)
+			defer cancel()
+			info, ra, err := hw.getRequestInfo(ctx, rec.id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, info.Status, ra)
+		}},
+		{"generated", func(b *testing.B) {
+			resp, err := genc.GetRequestInfo(ctx, rec.id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := gen.ParseGetRequestInfoResponse(resp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
+		}},
+		{"generated-withresponse", func(b *testing.B) {
+			r, err := withResp.GetRequestInfoWithResponse(ctx, rec.id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
+		}},
+		{"tensorpool.NewClient", func(b *testing.B) {
+			r, err := tensorpool.Check(front.GetRequestInfoWithResponse(ctx, rec.id))
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
+		}},
+	}
+}
+
+// TestClientOverhead is GET /request/info through each client, over the
+// same loopback server (and, to see the clients' own cost without the
+// network, over the same in-process transport), reading the same bytes.
+//
+// The clients run in interleaved rounds in this one process (A B C D, A B
+// C D, ...), each round printing one `go test -bench` line per client, so
+// that benchmd can divide each client's figure by the hand-written one of
+// the same round and report the median of those ratios: load from other
+// work on a shared machine falls on every client of a round alike. It is a
+// measurement: it runs with -figures (make bench).
+func TestClientOverhead(t *testing.T) {
+	needFigures(t)
+	rec := recordRequestInfo(t)
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	type group struct {
+		transport string
+		clients   []overheadClient
+	}
+	groups := []group{
+		{"loopback", overheadClients(t, rec, srv.URL, func() *http.Client { return &http.Client{Transport: srv.Client().Transport} })},
+		{"inprocess", overheadClients(t, rec, "http://engine.invalid", func() *http.Client { return &http.Client{Transport: rec} })},
+	}
+	for range *overheadRounds {
+		for _, g := range groups {
+			for _, c := range g.clients {
+				if *overheadOnly != "" && *overheadOnly != g.transport+"/"+c.name {
+					continue
+				}
+				r := testing.Benchmark(func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						c.call(b)
+					}
+				})
+				if r.N == 0 {
+					t.Fatalf("%s/%s failed", g.transport, c.name)
+				}
+				printBench("ClientOverhead/"+g.transport+"/client="+c.name, r)
 			}
 		}
-		b.Run(tr.name+"/client=handwritten", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				info, ra, err := hw.getRequestInfo(ctx, rec.id)
-				if err != nil {
-					b.Fatal(err)
-				}
-				check(b, info.Status, ra)
-			}
-		})
-		b.Run(tr.name+"/client=generated", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				resp, err := genc.GetRequestInfo(ctx, rec.id)
-				if err != nil {
-					b.Fatal(err)
-				}
-				r, err := gen.ParseGetRequestInfoResponse(resp)
-				if err != nil {
-					b.Fatal(err)
-				}
-				check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
-			}
-		})
-		b.Run(tr.name+"/client=generated-withresponse", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				r, err := withResp.GetRequestInfoWithResponse(ctx, rec.id)
-				if err != nil {
-					b.Fatal(err)
-				}
-				check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
-			}
-		})
-		b.Run(tr.name+"/client=tensorpool.NewClient", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				r, err := front.GetRequestInfoWithResponse(ctx, rec.id)
-				if err != nil {
-					b.Fatal(err)
-				}
-				check(b, string(r.JSON200.Status), *r.Headers200.RetryAfter)
-			}
-		})
 	}
 }
 

@@ -20,7 +20,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/textproto"
 	"reflect"
+	"strings"
 	"syscall"
 )
 
@@ -37,8 +39,9 @@ type Marker interface{ Transient() bool }
 //     EHOSTUNREACH, ENETUNREACH, ENETDOWN;
 //   - a *net.OpError, a net.Error whose Timeout() is true, a *net.DNSError
 //     other than "no such host";
-//   - HTTP/2 stream resets, connection errors and GOAWAY, and the other
-//     connection losses net/http reports (see isHTTPConnLoss);
+//   - HTTP/2 stream resets, connection errors and GOAWAY, a response cut in
+//     its status line or headers, and the other connection losses net/http
+//     reports (see isHTTPConnLoss);
 //   - an error whose Transient method (Marker) says so.
 //
 // context.Canceled, TLS alerts, TLS record and certificate errors are never
@@ -130,10 +133,15 @@ var connLossMessages = map[string]bool{
 }
 
 // isHTTPConnLoss reports whether err's chain holds one of net/http's HTTP/2
-// or HTTP/1 connection-loss errors, which are unexported and not net.Errors.
+// or HTTP/1 connection-loss errors, which are unexported and not net.Errors:
+// besides those above, a response cut in its status line or headers, which
+// net/http reports as "net/http: HTTP/1.x transport connection broken:
+// malformed HTTP response ..." (or "... status code", "... version"), or
+// around a *textproto.ProtocolError ("malformed MIME header line").
 func isHTTPConnLoss(err error) bool {
 	var se h2StreamError
-	if errors.As(err, &se) {
+	var pe textproto.ProtocolError
+	if errors.As(err, &se) || errors.As(err, &pe) {
 		return true
 	}
 	found := false
@@ -145,7 +153,9 @@ func isHTTPConnLoss(err error) bool {
 			}
 			v = v.Elem()
 		}
-		found = h2Types[[2]string{v.Type().PkgPath(), v.Type().Name()}] || connLossMessages[e.Error()]
+		msg := e.Error()
+		found = h2Types[[2]string{v.Type().PkgPath(), v.Type().Name()}] || connLossMessages[msg] ||
+			strings.HasPrefix(msg, "net/http: HTTP/1.x transport connection broken: ") || strings.HasPrefix(msg, "malformed HTTP ")
 		return found
 	})
 	return found

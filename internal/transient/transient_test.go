@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/textproto"
 	"net/url"
 	"syscall"
 	"testing"
@@ -29,6 +31,9 @@ func TestIs(t *testing.T) {
 		{errors.New("http: unexpected EOF reading trailer"), true},
 		{fmt.Errorf("x: %w", h2StreamError{StreamID: 1, Code: 2}), true},
 		{marked{errors.New("whatever")}, true},
+		{fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", errors.New(`malformed HTTP status code "2"`)), true},
+		{errors.New(`malformed HTTP response "HTTP/1."`), true},
+		{&url.Error{Op: "Get", URL: "u", Err: textproto.ProtocolError("malformed MIME header line: x")}, true},
 		{nil, false},
 		{errors.New("custom"), false},
 		{&url.Error{Op: "Get", URL: "u", Err: errors.New("stopped after 10 redirects")}, false},
@@ -39,6 +44,35 @@ func TestIs(t *testing.T) {
 	} {
 		if got := Is(tc.err); got != tc.want {
 			t.Errorf("Is(%#v) = %t, want %t", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestResponseCutInHeadIsTransient drops the connection in the middle of a
+// real response's status line or headers: net/http reports each as
+// "malformed HTTP ..." or a textproto.ProtocolError, and a GET that loses
+// its connection there may succeed if sent again.
+func TestResponseCutInHeadIsTransient(t *testing.T) {
+	for _, partial := range []string{"", "HTTP/1.", "HTTP/1.1 2", "HTTP/1.1 200 OK\r\nContent-Ty", "HTTP/1.1 200 OK\r\nA: b\r\n"} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Read(make([]byte, 4096))
+			c.Write([]byte(partial))
+			c.Close()
+		}()
+		tr := &http.Transport{}
+		_, err = (&http.Client{Transport: tr}).Get("http://" + ln.Addr().String())
+		tr.CloseIdleConnections()
+		ln.Close()
+		if err == nil || !Is(err) {
+			t.Errorf("response cut after %q: Is(%v) = false, want true", partial, err)
 		}
 	}
 }

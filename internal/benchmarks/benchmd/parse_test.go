@@ -58,3 +58,36 @@ BenchmarkClientOverhead/loopback/client=generated-2 	1	102 ns/op
 		t.Error("rounds of different counts paired")
 	}
 }
+
+// TestOverheadReportsEveryClientPerRound: section 2 gives every client the
+// median of its per-round ratios to the hand-written call, and a verdict
+// for the front door too.
+func TestOverheadReportsEveryClientPerRound(t *testing.T) {
+	const out = `BenchmarkClientOverhead/loopback/client=handwritten-2 	1	100 ns/op	10 B/op	1 allocs/op
+BenchmarkClientOverhead/loopback/client=generated-2 	1	105 ns/op	10 B/op	1 allocs/op
+BenchmarkClientOverhead/loopback/client=tensorpool.NewClient-2 	1	108 ns/op	20 B/op	2 allocs/op
+BenchmarkClientOverhead/loopback/client=handwritten-2 	1	200 ns/op	10 B/op	1 allocs/op
+BenchmarkClientOverhead/loopback/client=generated-2 	1	220 ns/op	10 B/op	1 allocs/op
+BenchmarkClientOverhead/loopback/client=tensorpool.NewClient-2 	1	260 ns/op	20 B/op	2 allocs/op
+BenchmarkClientOverhead/loopback/client=handwritten-2 	1	100 ns/op	10 B/op	1 allocs/op
+BenchmarkClientOverhead/loopback/client=generated-2 	1	102 ns/op	10 B/op	1 allocs/op
+BenchmarkClientOverhead/loopback/client=tensorpool.NewClient-2 	1	109 ns/op	20 B/op	2 allocs/op
+`
+	rs, err := parse(strings.NewReader(out), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeOverhead(&b, rs, nil)
+	// Per round, NewClient: 1.08, 1.30, 1.09 (median 1.09); generated:
+	// 1.05, 1.10, 1.02 (median 1.05).
+	for _, want := range []string{
+		"| loopback | tensorpool.NewClient | 109 | 20 | 2 | 1.09× (1.08–1.30) | 2× | 2× |",
+		"| loopback | generated | 105 | 10 | 1 | 1.05× (1.02–1.10) | 1× | 1× |",
+		"tensorpool.NewClient ≤ 1.10 × hand-written over loopback: **met** (per round: median 1.09×",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("section 2 lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package tensorpool
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tensorpool/tensorpool-go/gen"
+)
+
+// TestMutatingRequestNeverFollowsARedirect: a 301, 302, 303, 307 or 308
+// answered to POST /storage/attach or DELETE /storage/{id} is never
+// followed (net/http would replay 301-303 as a GET, whose 200 would look
+// like success): the call fails with a *RedirectError naming the status
+// and the Location, matchable with errors.Is, and the target is never hit.
+func TestMutatingRequestNeverFollowsARedirect(t *testing.T) {
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		target := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 200, okBody(r.Method)) })
+		s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target.URL+"/moved", code)
+		})
+		c := serverClient(t, s)
+		for name, call := range map[string]func() error{
+			"POST":   func() error { _, err := Check(c.StorageAttachWithResponse(bg, attachBody)); return err },
+			"DELETE": func() error { _, err := Check(c.StorageDestroyWithResponse(bg, "s-1")); return err },
+		} {
+			err := call()
+			var re *RedirectError
+			if !errors.As(err, &re) || !errors.Is(err, ErrRedirected) || re.StatusCode != code || re.Method != name ||
+				re.Location != target.URL+"/moved" || !strings.Contains(err.Error(), target.URL+"/moved") {
+				t.Errorf("%d %s: err %v, want a *RedirectError naming the status and Location", code, name, err)
+			}
+		}
+		if target.n() != 0 || s.n() != 2 {
+			t.Errorf("%d: the redirect target got %d requests, the origin %d; want 0 and 2 (no retry)", code, target.n(), s.n())
+		}
+	}
+}
+
+// TestResponseHeadLostIsRetried: a GET whose connection drops in the middle
+// of the status line or the headers ("malformed HTTP response", a
+// textproto.ProtocolError) is retried like any lost connection; a POST is
+// not (it may have been processed).
+func TestResponseHeadLostIsRetried(t *testing.T) {
+	for _, partial := range []string{"HTTP/1.", "HTTP/1.1 2", "HTTP/1.1 200 OK\r\nContent-Ty"} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits := make(chan int, 10)
+		go func() {
+			for n := 1; ; n++ {
+				conn, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				hits <- n
+				conn.Read(make([]byte, 4096))
+				if n == 3 {
+					body := infoOK
+					conn.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body))
+				} else {
+					conn.Write([]byte(partial))
+				}
+				conn.Close()
+			}
+		}()
+		c, err := NewClient(WithAPIKey(testKey), WithBaseURL("http://"+ln.Addr().String()), fastRetries, leakCheckedLogger(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Check(c.GetRequestInfoWithResponse(bg, "r-1")); err != nil || len(hits) != 3 {
+			t.Errorf("GET, response cut after %q: err %v after %d attempts; want success on the 3rd", partial, err, len(hits))
+		}
+		for len(hits) > 0 {
+			<-hits
+		}
+		if _, err := c.StorageAttachWithResponse(bg, attachBody); err == nil || len(hits) != 1 {
+			t.Errorf("POST, response cut after %q: err %v after %d attempts; want one attempt", partial, err, len(hits))
+		}
+		ln.Close()
+	}
+}
+
+// TestCutKeyNeverShown: an error body cut in the middle of an echoed key,
+// at the size cap or by a dropped connection, keeps no prefix of the key.
+func TestCutKeyNeverShown(t *testing.T) {
+	const limit = 4096
+	filler := strings.Repeat("x", limit-20)
+	cases := map[string]func(w http.ResponseWriter){
+		"at the cap": func(w http.ResponseWriter) {
+			jsonReply(w, 500, filler+testKey+strings.Repeat("y", 100))
+		},
+		"connection dropped": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Length", "9999")
+			w.WriteHeader(500)
+			w.Write([]byte(`{"detail":"echo ` + testKey[:20]))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		},
+	}
+	for name, h := range cases {
+		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { h(w) })
+		_, err := Check(serverClient(t, s, WithMaxResponseBytes(limit)).StorageAttachWithResponse(bg, attachBody))
+		var e *APIError
+		if !errors.As(err, &e) || e.StatusCode != 500 || !e.Truncated {
+			t.Fatalf("%s: err %v, want a truncated 500", name, err)
+		}
+		for _, out := range []string{string(e.Body), e.Message, e.Error()} {
+			if strings.Contains(out, testKey[:minCut]) || !strings.Contains(string(e.Body), redacted) {
+				t.Errorf("%s: a cut key is shown: %q", name, out[max(0, len(out)-60):])
+			}
+		}
+	}
+}
+
+// TestBodyReadTimeoutNamed: the whole-call timeout passing while the body
+// is read is reported as such, with the request and the status, not as a
+// wait for headers.
+func TestBodyReadTimeoutNamed(t *testing.T) {
+	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		w.WriteHeader(200)
+		w.Write([]byte(`{"request_id":`))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	_, err := serverClient(t, s, WithTimeout(100*time.Millisecond)).GetRequestInfoWithResponse(bg, "r-1")
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "GET /request/info/r-1: reading the 200 response body") ||
+		strings.Contains(err.Error(), "awaiting headers") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestAuthTransportKeepsTheContract: the RoundTripper adds the key and
+// nothing else. It does not modify the request it is given, reads no body,
+// retries nothing, and returns its base's response and error as they are
+// (but for Response.Request, which points to the request it was given).
+func TestAuthTransportKeepsTheContract(t *testing.T) {
+	var got *http.Request
+	want := &http.Response{StatusCode: 503, Body: http.NoBody}
+	sentinel := errors.New("base failed")
+	base := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+		got = r
+		if n == 2 {
+			return nil, sentinel
+		}
+		return want, nil
+	}}
+	tr := &authTransport{base: base, scheme: "https", host: "engine.test", auth: bearer(testKey)}
+	req, _ := http.NewRequest("GET", "https://engine.test/request/info/r-1", nil)
+	req.Header.Set("X-Trace", "t")
+	resp, err := tr.RoundTrip(req)
+	if resp != want || err != nil || resp.Request != req || base.n() != 1 {
+		t.Fatalf("RoundTrip = %v, %v after %d calls", resp, err, base.n())
+	}
+	if got == req || got.Header.Get("Authorization") != "Bearer "+testKey || got.Header.Get("X-Trace") != "t" || req.Header.Get("Authorization") != "" {
+		t.Errorf("sent %v; the caller's request now has %v", got.Header, req.Header)
+	}
+	if _, err := tr.RoundTrip(req); err != sentinel {
+		t.Errorf("err %v, want the base's", err)
+	}
+	other, _ := http.NewRequest("GET", "https://engine.test:8443/x", nil)
+	other.Header.Set("Authorization", "Bearer user-set")
+	_, _ = tr.RoundTrip(other)
+	if got.Header.Get("Authorization") != "" {
+		t.Errorf("another origin received Authorization %q", got.Header.Get("Authorization"))
+	}
+}
+
+// TestReadmeSnippetNeverSeesANilBody: where Check returns nil, the typed
+// body the spec declares is there, so resp.JSON202.RequestIDs (the
+// README's snippet) cannot panic.
+func TestReadmeSnippetNeverSeesANilBody(t *testing.T) {
+	for _, status := range []int{200, 201, 202, 204} {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, status, nil, attachOK), nil }}
+		resp, err := Check(fakeClient(t, f).StorageAttachWithResponse(bg, attachBody))
+		if err == nil && (resp.JSON202 == nil || resp.JSON202.RequestIDs == nil) {
+			t.Errorf("%d: Check returned nil with JSON202 %v", status, resp.JSON202)
+		}
+		if (err == nil) != (status == 202) {
+			t.Errorf("%d: err %v", status, err)
+		}
+	}
+	var _ gen.StorageAttachResponse
+}
+
+// TestSuccessBodyScrubbed: the doer scrubs every body it hands to the
+// generated parser, a 200 included, so that nothing downstream (Check,
+// package wait reading a FAILED request's external_message) needs the key.
+func TestSuccessBodyScrubbed(t *testing.T) {
+	for _, echo := range []string{testKey, uEscape(testKey), mixedEscape(testKey)} {
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, 200, http.Header{"X-Echo": {testKey}}, `{"request_id":"r-1","created_at":"2026-01-01T00:00:00Z","request_type":"STORAGE_ATTACH","status":"FAILED","external_message":"bad key `+echo+`"}`), nil
+		}}
+		resp, err := Check(fakeClient(t, f).GetRequestInfoWithResponse(bg, "r-1"))
+		if err == nil {
+			noKey(t, "external_message", *resp.JSON200.ExternalMessage)
+			noKey(t, "response", resp)
+			noKey(t, "body", string(resp.Body))
+			noKey(t, "header", resp.HTTPResponse.Header)
+		} else {
+			searchErr(t, err, testKey) // a body withheld whole no longer decodes
+		}
+		if echo == testKey && (err != nil || *resp.JSON200.ExternalMessage != "bad key "+redacted) {
+			t.Errorf("plain echo: err %v", err)
+		}
+	}
+}
+
+// TestCallersCheckRedirectDecidesForGET: WithHTTPClient's CheckRedirect
+// decides the redirects of a GET; a mutating request never reaches it.
+func TestCallersCheckRedirectDecidesForGET(t *testing.T) {
+	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			jsonReply(w, 200, infoOK)
+			return
+		}
+		http.Redirect(w, r, "/moved", http.StatusFound)
+	})
+	var asked []string
+	stop := errors.New("no redirects here")
+	hc := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		asked = append(asked, via[0].Method)
+		return stop
+	}}
+	c := serverClient(t, s, WithHTTPClient(hc))
+	if _, err := c.GetRequestInfoWithResponse(bg, "r-1"); !errors.Is(err, stop) {
+		t.Errorf("GET: err %v, want the caller's CheckRedirect error", err)
+	}
+	if _, err := c.StorageDestroyWithResponse(bg, "s-1"); !errors.Is(err, ErrRedirected) {
+		t.Errorf("DELETE: err %v, want ErrRedirected", err)
+	}
+	if len(asked) != 1 || asked[0] != "GET" {
+		t.Errorf("CheckRedirect asked for %v, want [GET]", asked)
+	}
+}

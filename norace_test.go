@@ -1,0 +1,5 @@
+//go:build !race
+
+package tensorpool
+
+const raceEnabled = false
