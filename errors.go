@@ -46,6 +46,8 @@ type Response interface {
 // It returns a nil error only for a success status the spec declares for
 // the operation (202 for attach and destroy, 200 for request info) whose
 // typed body (JSON202, JSON200) decoded, so that field is never nil then.
+// (An operation that declares no JSON success, only text/html say, has no
+// typed body: any 2xx of it is a success.)
 // Otherwise, with the response: an *APIError for a status outside 200-299;
 // a *DecodeError for any other 2xx (one the spec does not declare, or whose
 // body is not the declared JSON); err as is if not nil, but the generated
@@ -83,12 +85,25 @@ func Check[R Response](r R, err error) (R, error) {
 	}
 	f := v.FieldByName(jsonFields[code-200])
 	switch {
-	case !f.IsValid():
+	case !f.IsValid() && declaresJSONSuccess(v.Type()):
 		return r, newDecodeError(hr, r.GetBody(), b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
-	case f.Kind() == reflect.Pointer && f.IsNil():
+	case f.IsValid() && f.Kind() == reflect.Pointer && f.IsNil():
 		return r, newDecodeError(hr, r.GetBody(), b, errors.New("the body did not decode as the JSON the API spec declares"))
 	}
 	return r, nil
+}
+
+// declaresJSONSuccess reports whether the generated response type t has a
+// JSON body field for some 2xx. One without any is an operation whose
+// successes are not JSON (FastAPI's text/html pages, a 204): the generated
+// code has no field to check, so Check accepts its 2xx with the body as is.
+func declaresJSONSuccess(t reflect.Type) bool {
+	for _, name := range jsonFields {
+		if _, ok := t.FieldByName(name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // APIError is a response from the TensorPool API whose status is not 2xx.

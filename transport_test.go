@@ -600,6 +600,34 @@ func TestCheckIsStrict(t *testing.T) {
 	}
 }
 
+// htmlPageResponse is what oapi-codegen generates for an operation whose
+// only success is a text/html page (FastAPI serves such pages): no typed
+// body field.
+type htmlPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+func (r htmlPageResponse) StatusCode() int { return r.HTTPResponse.StatusCode }
+func (r htmlPageResponse) GetBody() []byte { return r.Body }
+
+// TestCheckAcceptsANonJSONOperation: an operation that declares no JSON
+// success has no typed body to check, so its 2xx is a success with the body
+// as is, while its non-2xx is still an *APIError; the JSON operations stay
+// strict (TestCheckIsStrict).
+func TestCheckAcceptsANonJSONOperation(t *testing.T) {
+	req := httptest.NewRequest(http.MethodPost, "/reset-password-page", nil)
+	page := htmlPageResponse{Body: []byte("<p>sent</p>"), HTTPResponse: &http.Response{StatusCode: 200, Header: http.Header{}, Request: req}}
+	if got, err := Check(page, nil); err != nil || string(got.Body) != "<p>sent</p>" {
+		t.Fatalf("Check(200 text/html) = %q, %v; want the page and no error", got.Body, err)
+	}
+	page.HTTPResponse = &http.Response{StatusCode: 404, Header: http.Header{}, Request: req}
+	var apiErr *APIError
+	if _, err := Check(page, nil); !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
+		t.Fatalf("Check(404 text/html) = %v, want an *APIError with status 404", err)
+	}
+}
+
 // TestHugeErrorBodyKeepsStatus: a non-2xx body past the cap is cut there
 // and reported as an *APIError marked Truncated, its status intact; a 2xx
 // past the cap is a *ResponseTooLargeError with its status.
