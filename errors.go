@@ -61,13 +61,7 @@ func Check[R Response](r R, err error) (R, error) {
 		}
 		return r, err
 	}
-	v := reflect.ValueOf(r)
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			break
-		}
-		v = v.Elem()
-	}
+	v := reflect.Indirect(reflect.ValueOf(r))
 	if v.Kind() != reflect.Struct {
 		return r, errors.New("tensorpool: Check: nil response")
 	}
@@ -94,9 +88,8 @@ func Check[R Response](r R, err error) (R, error) {
 }
 
 // declaresJSONSuccess reports whether the generated response type t has a
-// JSON body field for some 2xx. One without any is an operation whose
-// successes are not JSON (FastAPI's text/html pages, a 204): the generated
-// code has no field to check, so Check accepts its 2xx with the body as is.
+// JSON body field for some 2xx: without one (text/html pages, a 204) there
+// is nothing to check.
 func declaresJSONSuccess(t reflect.Type) bool {
 	for _, name := range jsonFields {
 		if _, ok := t.FieldByName(name); ok {
@@ -130,9 +123,8 @@ type APIError struct {
 	Truncated bool
 }
 
-// newAPIError builds the error of a non-2xx response whose body is data
-// (b is the doer's body, if the response came through one: the key is
-// already scrubbed from data and from the request's path).
+// newAPIError builds the error of a non-2xx response whose body is data; b
+// is the doer's body, if the response came through one.
 func newAPIError(resp *http.Response, data []byte, b *body) *APIError {
 	e := &APIError{StatusCode: resp.StatusCode}
 	if resp.Request != nil && resp.Request.URL != nil {
@@ -179,10 +171,9 @@ func (e *APIError) Temporary() bool {
 	return false
 }
 
-// decodeErrorBody extracts the server's message and, for FastAPI validation
-// errors, the field errors. It accepts what TensorPool and FastAPI send:
-// {"detail": "text"}, {"detail": [ValidationError...]}, {"detail": {...}},
-// {"message"|"error"|"external_message": "text"}; and text/plain bodies.
+// decodeErrorBody extracts the server's message and a 422's field errors
+// from {"detail": "text" | [ValidationError...] | {...}},
+// {"message"|"error"|"external_message": "text"}, or a text/plain body.
 func decodeErrorBody(contentType string, body []byte) (string, []gen.ValidationError) {
 	trimmed := bytes.TrimSpace(body)
 	switch {
@@ -264,10 +255,8 @@ func fixValidationBody(resp *http.Response, body []byte) {
 var ErrMalformedResponse = errors.New("tensorpool: malformed response")
 
 // DecodeError reports a 2xx response without the typed body the spec
-// declares: a status the spec does not declare for the operation, or a
-// body that is not the declared JSON. It is not an *APIError: the status
-// was a success. When the generated parser itself failed (JSON of the
-// wrong shape, cut short), it returns no response, so only Err is known.
+// declares (see Check). When the generated parser itself failed, it
+// returned no response, so only Err is known.
 type DecodeError struct {
 	StatusCode  int    // HTTP status, or 0 if unknown
 	Method      string // request method, or "" if unknown
