@@ -121,10 +121,12 @@ func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response
 		discard(resp)
 	}
 	d.logRetry(req, attempt, reason, delay)
-	if err := sleep(ctx, delay); err != nil {
-		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", err, delay, reason)
+	select {
+	case <-ctx.Done():
+		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", ctx.Err(), delay, reason)
+	case <-time.After(delay):
+		return true, nil
 	}
-	return true, nil
 }
 
 // read reads resp's body, at most maxBody bytes, and closes it. A 2xx body

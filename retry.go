@@ -1,7 +1,6 @@
 package tensorpool
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -72,10 +71,7 @@ func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.Metho
 
 // retryReason applies the retry table of the package documentation to one
 // attempt's response or error: why it may be sent again ("" if not), and
-// the response's Retry-After, if any. A send or body-read error counts if
-// internal/transient says it is transient (the rule package wait shares);
-// for a method that is not safe to replay, only if it happened while
-// connecting, before anything was written.
+// the response's Retry-After, if any.
 func retryReason(method string, resp *http.Response, err error) (reason string, hint time.Duration, hasHint bool) {
 	safe := isSafeMethod(method)
 	if err != nil {
@@ -98,28 +94,15 @@ func retryReason(method string, resp *http.Response, err error) (reason string, 
 }
 
 // isDialError reports whether err happened while connecting (DNS lookup or
-// TCP connect): net/http's Transport had no connection, so nothing of the
-// request was written.
+// TCP connect), so that nothing of the request was written.
 func isDialError(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
 	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns)
 }
 
-// sleep waits for d, or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
-
-// discard drains a little of a response that is being retried, so its
-// connection can be reused, and closes it.
+// discard drains a little of a response, so its connection can be reused,
+// and closes it.
 func discard(resp *http.Response) {
 	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 	_ = resp.Body.Close()
