@@ -24,14 +24,6 @@ const (
 	maxDetailsInMessage = 3
 )
 
-// jsonFields are the names of the generated fields of 2xx bodies.
-var jsonFields = func() (f [100]string) {
-	for i := range f {
-		f[i] = "JSON" + strconv.Itoa(200+i)
-	}
-	return f
-}()
-
 // Response is what every generated ...Response type satisfies.
 type Response interface {
 	StatusCode() int
@@ -77,7 +69,7 @@ func Check[R Response](r R, err error) (R, error) {
 	if code < 200 || code > 299 {
 		return r, newAPIError(hr, r.GetBody(), b)
 	}
-	f := v.FieldByName(jsonFields[code-200])
+	f := v.FieldByName("JSON" + strconv.Itoa(code))
 	switch {
 	case !f.IsValid() && declaresJSONSuccess(v.Type()):
 		return r, newDecodeError(hr, r.GetBody(), b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
@@ -91,8 +83,8 @@ func Check[R Response](r R, err error) (R, error) {
 // JSON body field for some 2xx: without one (text/html pages, a 204) there
 // is nothing to check.
 func declaresJSONSuccess(t reflect.Type) bool {
-	for _, name := range jsonFields {
-		if _, ok := t.FieldByName(name); ok {
+	for i := range t.NumField() {
+		if n := t.Field(i).Name; len(n) == len("JSON200") && strings.HasPrefix(n, "JSON2") {
 			return true
 		}
 	}
@@ -106,20 +98,17 @@ type APIError struct {
 	Method     string // request method
 	Path       string // request path, without host or query
 	// Message is the server's message (its "detail", "message", "error" or
-	// "external_message" field, or a text/plain body), or empty, cleaned
-	// for printing (internal/servertext: control characters escaped, at most
-	// 1 KiB).
+	// "external_message" field, or a text/plain body), or empty, with
+	// control characters escaped and at most 1 KiB.
 	Message string
 	// Details holds the field errors of a 422 validation response.
 	Details []gen.ValidationError
 	// RetryAfter is the delay the server asked for, or 0.
 	RetryAfter time.Duration
-	// Body is the start of the response body (at most 16 KiB), for
-	// diagnostics.
+	// Body is the start of the response body (at most 16 KiB).
 	Body []byte
-	// Truncated reports that the response body was cut: it passed the cap
-	// (WithMaxResponseBytes), or the connection dropped while it was read.
-	// Message and Details come from what was read.
+	// Truncated reports that the body passed the cap (WithMaxResponseBytes)
+	// or that the connection dropped while it was read.
 	Truncated bool
 }
 
@@ -148,8 +137,7 @@ func errorBody(data []byte, b *body) ([]byte, bool) {
 	return data, b != nil && b.truncated
 }
 
-// Error implements error. It holds the method, path, status and the server's
-// message; never a header or the API key.
+// Error implements error: method, path, status and the server's message.
 func (e *APIError) Error() string {
 	msg := fmt.Sprintf("tensorpool: %s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Message != "" {
@@ -158,10 +146,9 @@ func (e *APIError) Error() string {
 	return msg
 }
 
-// Temporary reports whether the same request may succeed later unchanged:
-// 408, 425, 429, 500, 502, 503 or 504. It is for callers deciding whether
-// to try again themselves; the client has already retried what it safely
-// could (see the package documentation).
+// Temporary reports whether the same request may succeed later unchanged
+// (408, 425, 429, 500, 502, 503 or 504), for callers retrying themselves:
+// the client has already retried what it safely could.
 func (e *APIError) Temporary() bool {
 	switch e.StatusCode {
 	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests,

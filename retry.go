@@ -14,23 +14,16 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// RetryPolicy sets how often and how long the client retries. Which
-// responses and errors are retried is fixed; the package documentation
-// lists them.
+// RetryPolicy sets how often and how long the client retries; what it
+// retries is fixed (see the package documentation).
 type RetryPolicy struct {
-	// MaxRetries is how many times a request may be sent again after its
-	// first attempt. 0 disables retries.
-	MaxRetries int
-	// MinBackoff is the wait before the first retry when the server gives
-	// no Retry-After; it doubles with every retry up to MaxBackoff. Each
-	// wait is drawn at random between half of that value and that value.
-	MinBackoff time.Duration
-	// MaxBackoff caps the wait between attempts when the server gives no
-	// Retry-After.
-	MaxBackoff time.Duration
-	// MaxRetryAfter is the longest Retry-After the client waits for. A
-	// response asking for longer is returned at once, so the caller sees it
-	// (APIError.RetryAfter) and can reschedule.
+	MaxRetries int // sends after the first; 0 disables retries
+	// MinBackoff and MaxBackoff bound the exponential backoff used without
+	// Retry-After: MinBackoff before the first retry, doubling up to
+	// MaxBackoff, each wait drawn between half that value and that value.
+	MinBackoff, MaxBackoff time.Duration
+	// MaxRetryAfter is the longest Retry-After waited for: a response asking
+	// for longer is returned at once (APIError.RetryAfter).
 	MaxRetryAfter time.Duration
 }
 
