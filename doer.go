@@ -168,9 +168,7 @@ func (d *doer) finish(req *http.Request, resp *http.Response, b *body, data []by
 	b.Reset(data)
 	for _, vs := range resp.Header {
 		for i, v := range vs {
-			if d.scrub.has(v) {
-				vs[i] = d.scrub.text(v)
-			}
+			vs[i] = d.scrub.text(v)
 		}
 	}
 	resp.Header = mediatype.Normalize(resp.Header)
