@@ -105,12 +105,7 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 // validKey reports whether k can travel in an Authorization header as is:
 // printable ASCII, no space.
 func validKey(k string) bool {
-	for i := 0; i < len(k); i++ {
-		if b := k[i]; b <= ' ' || b >= 0x7f {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f })
 }
 
 // checkBaseURL parses the base URL and applies the https rule. Errors quote

@@ -38,7 +38,10 @@
 // of the spec or a header HTTP cannot carry; an error wrapping the cause
 // (io.ErrUnexpectedEOF) when the connection drops while a 2xx body is read
 // (for another status, Check reports the *APIError with Truncated set);
-// and net/http's *url.Error when no response arrived.
+// and net/http's *url.Error when no response arrived. For the generated
+// parsers, a response's media type is lower-cased, and a JSON 422 that is
+// not FastAPI's validation shape is relabelled text/plain (it would fail
+// to parse and lose its status).
 //
 // # Retries
 //

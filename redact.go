@@ -65,13 +65,12 @@ func (s scrubber) text(t string) string {
 	return string(s.bytes([]byte(t)))
 }
 
-// err returns err itself if its text holds no key, else a *redactedError,
-// classified (transient or not) on err as it was.
+// err returns err itself if its text holds no key, else a *redactedError.
 func (s scrubber) err(err error) error {
 	if err == nil || !s.has(err.Error()) {
 		return err
 	}
-	return &redactedError{msg: s.text(err.Error()), err: err, transient: transient.Is(err), has: s.has}
+	return &redactedError{msg: s.text(err.Error()), err: err, has: s.has}
 }
 
 // printedForms lists the ways key can be printed, longest first. A valid
@@ -134,10 +133,9 @@ func escapedKey[T ~string | ~[]byte](t T, forms []string) bool {
 // finds only errors whose text is free of the key, and internal/transient
 // sees what the original error was.
 type redactedError struct {
-	msg       string
-	err       error
-	transient bool
-	has       func(string) bool
+	msg string
+	err error
+	has func(string) bool
 }
 
 // Error implements error.
@@ -159,5 +157,5 @@ func (e *redactedError) As(target any) bool {
 	return true
 }
 
-// Transient reports whether the original error was transient (transient.Marker).
-func (e *redactedError) Transient() bool { return e.transient }
+// Transient implements transient.Marker on the original error.
+func (e *redactedError) Transient() bool { return transient.Is(e.err) }
