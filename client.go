@@ -56,18 +56,10 @@ var (
 	ErrInsecureBaseURL = errors.New("tensorpool: refusing plain http to a non-loopback host (the API key would travel in clear text); use https or WithInsecureHTTP")
 )
 
-// NewClient returns the generated TensorPool client, configured as the
-// package documentation describes: the key from WithAPIKey or
-// $TENSORPOOL_KEY (ErrNoAPIKey without one), sent only to the base URL's
-// scheme, host and port; the base URL from WithBaseURL, $TENSORPOOL_ENGINE
-// or DefaultBaseURL (https, or http to loopback, unless WithInsecureHTTP);
-// a User-Agent "tensorpool-go/<version> go/<version> (<os>; <arch>)";
-// retries and a whole-call timeout (WithRetryPolicy, WithTimeout); no
-// redirect for a request other than GET and HEAD (*RedirectError); bodies
-// capped (WithMaxResponseBytes) and scrubbed of the key, as are headers
-// and errors; requests that break a rule of the spec refused before
-// sending (*InvalidRequestError). Pass the generated methods' results
-// through Check.
+// NewClient returns the generated TensorPool client, configured by opts
+// and as the package documentation describes, with the User-Agent
+// "tensorpool-go/<version> go/<version> (<os>; <arch>)". Pass the
+// generated methods' results through Check.
 func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	cfg := config{baseURL: DefaultBaseURL, timeout: DefaultTimeout, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
 	for _, o := range opts {
@@ -113,17 +105,11 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 // validKey reports whether k can travel in an Authorization header as is:
 // printable ASCII, no space.
 func validKey(k string) bool {
-	for i := 0; i < len(k); i++ {
-		if b := k[i]; b <= ' ' || b >= 0x7f {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f })
 }
 
 // checkBaseURL parses the base URL and applies the https rule. Errors quote
-// the URL without userinfo (see urlString); a URL that does not parse is not
-// quoted at all.
+// it without userinfo, or not at all if it does not parse.
 func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -147,8 +133,8 @@ func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 }
 
 // isLoopback reports whether plain http to host keeps the key on this
-// machine: a loopback IP literal, or exactly "localhost" (which net/http's
-// ProxyFromEnvironment never proxies, unlike "LOCALHOST" or "*.localhost").
+// machine: a loopback IP literal, or exactly "localhost", which net/http
+// never proxies (unlike "LOCALHOST" or "*.localhost").
 func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return host == "localhost" || ip != nil && ip.IsLoopback()

@@ -253,10 +253,6 @@ func TestNilResponseNilError(t *testing.T) {
 	}
 }
 
-type doerFunc func(*http.Request) (*http.Response, error)
-
-func (d doerFunc) Do(r *http.Request) (*http.Response, error) { return d(r) }
-
 func TestRequestEditorOption(t *testing.T) {
 	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
 	var sawAuth atomic.Bool

@@ -15,13 +15,11 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
-// doer is the gen.HttpRequestDoer NewClient installs: the generated client
-// hands it every request, after every request editor. Like hcloud-go's
-// handler chain and openai-go's request executor, it sits above
-// http.Client: it validates the request, bounds the whole call by the
-// timeout, retries, reads the body under its cap and scrubs the key from
-// everything it hands on (body, headers, errors), so that nothing
-// downstream (Check, package wait) needs the key.
+// doer is the gen.HttpRequestDoer NewClient installs, above http.Client
+// (as hcloud-go's handler chain and openai-go's request executor): after
+// every request editor, it validates the request, bounds the whole call by
+// the timeout, retries, reads the body under its cap and scrubs the key
+// from everything it hands on, so that Check and package wait need no key.
 type doer struct {
 	hc        *http.Client // its Transport is an authTransport; its CheckRedirect a redirectPolicy
 	scrub     scrubber
@@ -34,8 +32,8 @@ type doer struct {
 	validate  bool
 }
 
-// Do implements gen.HttpRequestDoer. The response it returns holds its whole
-// body in memory (a *body), scrubbed, and points back to req.
+// Do implements gen.HttpRequestDoer. The response holds its whole body, a
+// scrubbed *body, and points back to req.
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	if err := d.check(req); err != nil {
 		return nil, err
@@ -67,7 +65,10 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			}
 			r.Body = body
 		}
-		start := d.now()
+		var start time.Time
+		if d.logger != nil {
+			start = time.Now()
+		}
 		resp, err := d.hc.Do(r)
 		err = withoutUserinfo(err)
 		d.logAttempt(req, attempt, resp, err, start)
@@ -99,10 +100,9 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// again decides whether to send the request again after attempt, and if so
-// waits first: the outcome is retryable (retryReason), attempts remain, and
-// the wait (Retry-After up to MaxRetryAfter, else backoff) ends before
-// ctx's deadline. err is ctx's error if it ends during the wait.
+// again reports whether to send the request again after attempt (see the
+// package documentation), having waited if so; err is ctx's if it ends
+// during the wait.
 func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (bool, error) {
 	if attempt > maxRetries || ctx.Err() != nil {
 		return false, nil
@@ -121,18 +121,18 @@ func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response
 		discard(resp)
 	}
 	d.logRetry(req, attempt, reason, delay)
-	if err := sleep(ctx, delay); err != nil {
-		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", err, delay, reason)
+	select {
+	case <-ctx.Done():
+		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", ctx.Err(), delay, reason)
+	case <-time.After(delay):
+		return true, nil
 	}
-	return true, nil
 }
 
-// read reads resp's body, at most maxBody bytes of it, and closes it. A 2xx
-// body past the cap fails with a *ResponseTooLargeError (at once when
-// Content-Length announces it), and a 2xx body that cannot be read (a
-// connection lost mid-body) with a *bodyReadError, which is transient. Any
-// other status keeps what could be read, marked truncated: its body only
-// explains the status, which must not be lost.
+// read reads resp's body, at most maxBody bytes, and closes it. A 2xx body
+// past the cap is a *ResponseTooLargeError, one cut short a *bodyReadError;
+// any other status keeps what could be read, marked truncated, so that the
+// status is never lost.
 func (d *doer) read(req *http.Request, resp *http.Response) (*body, []byte, error) {
 	defer resp.Body.Close()
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
@@ -157,11 +157,9 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, []byte, erro
 	return b, data, nil
 }
 
-// finish hands resp on: the body scrubbed in a *body, header values
-// scrubbed, the Content-Type's media type lower-cased (mediatype.Normalize)
-// so that the generated parser decodes "Application/JSON" too, and Request
-// pointing to req, with the key scrubbed from its path should the caller
-// have put it there.
+// finish hands resp on with its body and header values scrubbed, the media
+// type lower-cased (the generated parsers look for "json" case-sensitively)
+// and Request pointing to req, or to a copy if its path held the key.
 func (d *doer) finish(req *http.Request, resp *http.Response, b *body, data []byte) *http.Response {
 	if len(data) > maxErrorBody && (resp.StatusCode < 200 || resp.StatusCode > 299) {
 		b.head = d.scrub.bytes(data[:maxErrorBody:maxErrorBody]) // cut, then scrubbed: a cut key is caught
@@ -170,9 +168,7 @@ func (d *doer) finish(req *http.Request, resp *http.Response, b *body, data []by
 	b.Reset(data)
 	for _, vs := range resp.Header {
 		for i, v := range vs {
-			if d.scrub.has(v) {
-				vs[i] = d.scrub.text(v)
-			}
+			vs[i] = d.scrub.text(v)
 		}
 	}
 	resp.Header = mediatype.Normalize(resp.Header)
@@ -198,8 +194,7 @@ func withoutUserinfo(err error) error {
 	return err
 }
 
-// redirected closes a redirect answered to a request that is not safe to
-// replay and reports it.
+// redirected closes a redirect answered to a mutating request and reports it.
 func (d *doer) redirected(req *http.Request, resp *http.Response) error {
 	loc := resp.Header.Get("Location")
 	if u, err := resp.Location(); err == nil {
@@ -210,8 +205,7 @@ func (d *doer) redirected(req *http.Request, resp *http.Response) error {
 		Location: servertext.Clean(d.scrub.text(loc))}
 }
 
-// check refuses, before anything is sent, a request HTTP cannot carry or
-// that breaks a rule of the spec (validateRequest).
+// check refuses a request HTTP cannot carry or that breaks a rule of the spec.
 func (d *doer) check(req *http.Request) error {
 	err := checkHeaders(req)
 	if err == nil && d.validate {
@@ -236,8 +230,7 @@ type body struct {
 func (*body) Close() error { return nil }
 
 // bodyReadError is a failure to read a 2xx response body: it names the
-// request and unwraps to the cause (io.ErrUnexpectedEOF when the connection
-// dropped, context.DeadlineExceeded when the call's timeout passed).
+// request and unwraps to the cause.
 type bodyReadError struct {
 	status       int
 	method, path string
@@ -252,8 +245,6 @@ func (e *bodyReadError) Error() string {
 // Unwrap returns the cause.
 func (e *bodyReadError) Unwrap() error { return e.err }
 
-// Transient reports that the body was lost once the response had started
-// (internal/transient.Marker): whatever the cause's type (an HTTP/2 stream
-// reset, "unexpected EOF reading trailer", a custom transport's body), the
-// same request may succeed again. A cancellation still is not transient.
+// Transient implements internal/transient.Marker: a body lost once the
+// response had started may come whole next time, whatever the cause's type.
 func (e *bodyReadError) Transient() bool { return true }

@@ -24,14 +24,6 @@ const (
 	maxDetailsInMessage = 3
 )
 
-// jsonFields are the names of the generated fields of 2xx bodies.
-var jsonFields = func() (f [100]string) {
-	for i := range f {
-		f[i] = "JSON" + strconv.Itoa(200+i)
-	}
-	return f
-}()
-
 // Response is what every generated ...Response type satisfies.
 type Response interface {
 	StatusCode() int
@@ -61,13 +53,7 @@ func Check[R Response](r R, err error) (R, error) {
 		}
 		return r, err
 	}
-	v := reflect.ValueOf(r)
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			break
-		}
-		v = v.Elem()
-	}
+	v := reflect.Indirect(reflect.ValueOf(r))
 	if v.Kind() != reflect.Struct {
 		return r, errors.New("tensorpool: Check: nil response")
 	}
@@ -83,7 +69,7 @@ func Check[R Response](r R, err error) (R, error) {
 	if code < 200 || code > 299 {
 		return r, newAPIError(hr, r.GetBody(), b)
 	}
-	f := v.FieldByName(jsonFields[code-200])
+	f := v.FieldByName("JSON" + strconv.Itoa(code))
 	switch {
 	case !f.IsValid() && declaresJSONSuccess(v.Type()):
 		return r, newDecodeError(hr, r.GetBody(), b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
@@ -94,12 +80,11 @@ func Check[R Response](r R, err error) (R, error) {
 }
 
 // declaresJSONSuccess reports whether the generated response type t has a
-// JSON body field for some 2xx. One without any is an operation whose
-// successes are not JSON (FastAPI's text/html pages, a 204): the generated
-// code has no field to check, so Check accepts its 2xx with the body as is.
+// JSON body field for some 2xx: without one (text/html pages, a 204) there
+// is nothing to check.
 func declaresJSONSuccess(t reflect.Type) bool {
-	for _, name := range jsonFields {
-		if _, ok := t.FieldByName(name); ok {
+	for i := range t.NumField() {
+		if n := t.Field(i).Name; len(n) == len("JSON200") && strings.HasPrefix(n, "JSON2") {
 			return true
 		}
 	}
@@ -113,26 +98,22 @@ type APIError struct {
 	Method     string // request method
 	Path       string // request path, without host or query
 	// Message is the server's message (its "detail", "message", "error" or
-	// "external_message" field, or a text/plain body), or empty, cleaned
-	// for printing (internal/servertext: control characters escaped, at most
-	// 1 KiB).
+	// "external_message" field, or a text/plain body), or empty, with
+	// control characters escaped and at most 1 KiB.
 	Message string
 	// Details holds the field errors of a 422 validation response.
 	Details []gen.ValidationError
 	// RetryAfter is the delay the server asked for, or 0.
 	RetryAfter time.Duration
-	// Body is the start of the response body (at most 16 KiB), for
-	// diagnostics.
+	// Body is the start of the response body (at most 16 KiB).
 	Body []byte
-	// Truncated reports that the response body was cut: it passed the cap
-	// (WithMaxResponseBytes), or the connection dropped while it was read.
-	// Message and Details come from what was read.
+	// Truncated reports that the body passed the cap (WithMaxResponseBytes)
+	// or that the connection dropped while it was read.
 	Truncated bool
 }
 
-// newAPIError builds the error of a non-2xx response whose body is data
-// (b is the doer's body, if the response came through one: the key is
-// already scrubbed from data and from the request's path).
+// newAPIError builds the error of a non-2xx response whose body is data; b
+// is the doer's body, if the response came through one.
 func newAPIError(resp *http.Response, data []byte, b *body) *APIError {
 	e := &APIError{StatusCode: resp.StatusCode}
 	if resp.Request != nil && resp.Request.URL != nil {
@@ -156,8 +137,7 @@ func errorBody(data []byte, b *body) ([]byte, bool) {
 	return data, b != nil && b.truncated
 }
 
-// Error implements error. It holds the method, path, status and the server's
-// message; never a header or the API key.
+// Error implements error: method, path, status and the server's message.
 func (e *APIError) Error() string {
 	msg := fmt.Sprintf("tensorpool: %s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Message != "" {
@@ -166,10 +146,9 @@ func (e *APIError) Error() string {
 	return msg
 }
 
-// Temporary reports whether the same request may succeed later unchanged:
-// 408, 425, 429, 500, 502, 503 or 504. It is for callers deciding whether
-// to try again themselves; the client has already retried what it safely
-// could (see the package documentation).
+// Temporary reports whether the same request may succeed later unchanged
+// (408, 425, 429, 500, 502, 503 or 504), for callers retrying themselves:
+// the client has already retried what it safely could.
 func (e *APIError) Temporary() bool {
 	switch e.StatusCode {
 	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests,
@@ -179,10 +158,9 @@ func (e *APIError) Temporary() bool {
 	return false
 }
 
-// decodeErrorBody extracts the server's message and, for FastAPI validation
-// errors, the field errors. It accepts what TensorPool and FastAPI send:
-// {"detail": "text"}, {"detail": [ValidationError...]}, {"detail": {...}},
-// {"message"|"error"|"external_message": "text"}; and text/plain bodies.
+// decodeErrorBody extracts the server's message and a 422's field errors
+// from {"detail": "text" | [ValidationError...] | {...}},
+// {"message"|"error"|"external_message": "text"}, or a text/plain body.
 func decodeErrorBody(contentType string, body []byte) (string, []gen.ValidationError) {
 	trimmed := bytes.TrimSpace(body)
 	switch {
@@ -264,10 +242,8 @@ func fixValidationBody(resp *http.Response, body []byte) {
 var ErrMalformedResponse = errors.New("tensorpool: malformed response")
 
 // DecodeError reports a 2xx response without the typed body the spec
-// declares: a status the spec does not declare for the operation, or a
-// body that is not the declared JSON. It is not an *APIError: the status
-// was a success. When the generated parser itself failed (JSON of the
-// wrong shape, cut short), it returns no response, so only Err is known.
+// declares (see Check). When the generated parser itself failed, it
+// returned no response, so only Err is known.
 type DecodeError struct {
 	StatusCode  int    // HTTP status, or 0 if unknown
 	Method      string // request method, or "" if unknown

@@ -44,10 +44,8 @@ func WithAPIKey(key string) Option {
 
 // WithBaseURL sets the API's base URL, taking precedence over the
 // TENSORPOOL_ENGINE environment variable and DefaultBaseURL. It must be
-// https, or http to a loopback host, unless WithInsecureHTTP is also given.
-// A loopback host is an IP literal in 127.0.0.0/8 or ::1, or exactly
-// "localhost", which the system resolver (/etc/hosts) maps to loopback and
-// net/http never proxies; "*.localhost" and "LOCALHOST" are not.
+// https, unless WithInsecureHTTP is given or the host is a loopback IP
+// literal or exactly "localhost" (which net/http never proxies).
 func WithBaseURL(u string) Option {
 	return func(c *config) error {
 		c.baseURL, c.baseURLSet = u, true
@@ -65,15 +63,12 @@ func WithInsecureHTTP() Option {
 	}
 }
 
-// WithHTTPClient makes the client send requests through a copy of hc: its
-// Transport (http.DefaultTransport if nil) carries them, beneath the step
-// that adds the key; its Jar is kept; its CheckRedirect decides the
-// redirects of a GET or HEAD (a request of any other method never follows
-// one); its Timeout, unless zero, bounds each call as a whole in place of
-// DefaultTimeout (WithTimeout overrides it). NewClient never modifies hc.
-//
-// To bound each attempt rather than the whole call, set timeouts on the
-// transport, such as http.Transport.ResponseHeaderTimeout: a GET that times
+// WithHTTPClient sends requests through a copy of hc (never modified): its
+// Transport (http.DefaultTransport if nil) beneath the step that adds the
+// key, its Jar, its CheckRedirect for the redirects of a GET or HEAD, and
+// its Timeout, unless zero, for each call as a whole (WithTimeout
+// overrides it). To bound each attempt instead, set the transport's
+// timeouts, such as http.Transport.ResponseHeaderTimeout: a GET that times
 // out there is retried, a POST is not.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
@@ -86,9 +81,7 @@ func WithHTTPClient(hc *http.Client) Option {
 }
 
 // WithTimeout bounds each call as a whole: every attempt, the waits between
-// retries, and reading the response body. The default is DefaultTimeout; 0
-// means no limit (the context still applies). Retries never start a wait that
-// would end after the deadline of the call or of its context.
+// them and reading the body (default DefaultTimeout; 0: only the context).
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
@@ -99,9 +92,8 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
-// WithRetryPolicy replaces the retry policy (DefaultRetryPolicy): how often
-// and how long. What is retried is fixed (see the package documentation).
-// A policy with MaxRetries 0 disables retries.
+// WithRetryPolicy replaces DefaultRetryPolicy: how often and how long. What
+// is retried is fixed (see the package documentation).
 func WithRetryPolicy(p RetryPolicy) Option {
 	return func(c *config) error {
 		if err := p.validate(); err != nil {
@@ -113,9 +105,8 @@ func WithRetryPolicy(p RetryPolicy) Option {
 }
 
 // WithLogger logs every attempt (at slog.LevelDebug: method, URL, status,
-// duration) and every retry (at slog.LevelInfo: reason and delay). Headers
-// and bodies are never logged, and the API key is redacted from every
-// attribute. Without it, nothing is logged.
+// duration) and every retry (at slog.LevelInfo: reason and delay); never a
+// header, a body or the key.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		c.logger = l
@@ -123,11 +114,10 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithMaxResponseBytes caps the size of a response body (default
-// DefaultMaxResponseBytes). A 2xx body past the cap fails with a
-// *ResponseTooLargeError (errors.Is ErrResponseTooLarge), never silently
-// truncated; the body of any other status is cut at the cap and Check
-// reports its *APIError with Truncated set.
+// WithMaxResponseBytes caps a response body (default
+// DefaultMaxResponseBytes), which the client reads into memory. A 2xx body
+// past it is a *ResponseTooLargeError; any other is cut, and Check reports
+// its *APIError with Truncated set.
 func WithMaxResponseBytes(n int64) Option {
 	return func(c *config) error {
 		if n <= 0 {
@@ -139,8 +129,7 @@ func WithMaxResponseBytes(n int64) Option {
 }
 
 // WithUserAgent puts product (for example "my-app/1.2") in front of this
-// library's own User-Agent token. A product with control characters, which
-// no HTTP header can carry, makes NewClient fail.
+// library's User-Agent. One with control characters makes NewClient fail.
 func WithUserAgent(product string) Option {
 	return func(c *config) error {
 		if !validHeaderValue(product) {
@@ -152,9 +141,8 @@ func WithUserAgent(product string) Option {
 }
 
 // WithRequestEditorFn adds a function that may change (or refuse, by
-// returning an error) every request before it is sent. It sees the request
-// without the Authorization header, which is added afterwards (replacing
-// any an editor set) for the base URL's origin only.
+// returning an error) every request before it is sent. The Authorization
+// header is set afterwards, replacing any an editor set.
 func WithRequestEditorFn(fn gen.RequestEditorFn) Option {
 	return func(c *config) error {
 		c.editors = append(c.editors, gen.WithRequestEditorFn(fn))
@@ -162,10 +150,9 @@ func WithRequestEditorFn(fn gen.RequestEditorFn) Option {
 	}
 }
 
-// WithoutClientValidation turns off the checks NewClient adds before
-// sending a request: storage_id must start with "s-" and cluster_ids have
-// exactly one element (see InvalidRequestError), for example to exercise a
-// server's own validation.
+// WithoutClientValidation turns off the spec's rules checked before
+// sending (storage_id starts with "s-", cluster_ids has one element), for
+// example to exercise a server's own validation. Headers are still checked.
 func WithoutClientValidation() Option {
 	return func(c *config) error {
 		c.noValidation = true

@@ -13,27 +13,23 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// redacted replaces the API key wherever a text would show it; minCut is
-// the length from which the start of a printed form of the key, ending a
-// text, counts as the key cut short (at a size cap, by a dropped connection).
+// redacted replaces the key; minCut is the shortest start of a printed form
+// of the key that, ending a text, counts as a cut key.
 const (
 	redacted = "[REDACTED]"
 	minCut   = 4
 )
 
-// scrubber is the one redaction rule for one key. Its functions are
-// closures: the key lives in them only, and fmt prints a func as an address.
+// scrubber is the one redaction rule for one key (see the package
+// documentation). Its functions are closures so that the key lives in them
+// only: fmt prints a func as an address.
 type scrubber struct {
 	bytes func([]byte) []byte // the text with the key replaced (b itself if it holds none)
 	has   func(string) bool   // whether the rule changes the text
 }
 
-// newScrubber returns the rule for key: every occurrence of a printed form
-// of the key (as is, percent-encoded, JSON- or Go-escaped) is replaced by
-// "[REDACTED]", and so is the end of a text that is the first minCut or more
-// bytes of a form (a cut key). A text whose JSON escapes (\u0074 for 't',
-// \/ ...) spell a form or a cut form once decoded is withheld whole: it
-// becomes "[REDACTED]". Cost: a few scans, and at most one decoded copy.
+// newScrubber returns the rule for key. Cost: a few scans, and at most one
+// decoded copy when the text has a backslash.
 func newScrubber(key string) scrubber {
 	forms := printedForms(key)
 	has := func(s string) bool {
@@ -69,32 +65,23 @@ func (s scrubber) text(t string) string {
 	return string(s.bytes([]byte(t)))
 }
 
-// err returns err itself if its text holds no key, else a *redactedError
-// with the text scrubbed, classified (transient or not) on err as it was.
+// err returns err itself if its text holds no key, else a *redactedError.
 func (s scrubber) err(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if !s.has(msg) {
+	if err == nil || !s.has(err.Error()) {
 		return err
 	}
-	return &redactedError{msg: s.text(msg), err: err, transient: transient.Is(err), has: s.has}
+	return &redactedError{msg: s.text(err.Error()), err: err, has: s.has}
 }
 
-// printedForms lists the ways key can be printed, longest first: as is,
-// percent-encoded, and in a JSON (HTML-escaped or not) or Go string. A
-// valid key is printable ASCII (validKey): JSON's \u escapes of any of its
-// characters are the only other form, which escapedKey decodes.
+// printedForms lists the ways key can be printed, longest first. A valid
+// key is printable ASCII (validKey), so JSON without HTML escaping is its Go
+// quoting, and JSON's \u escapes, which escapedKey decodes, are the only
+// other form.
 func printedForms(key string) []string {
-	var html, plain bytes.Buffer
-	_ = json.NewEncoder(&html).Encode(key)
-	enc := json.NewEncoder(&plain)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(key)
-	unquote := func(q string) string { q = strings.TrimSpace(q); return q[1 : len(q)-1] }
+	html, _ := json.Marshal(key)
+	q := strconv.Quote(key)
 	out := []string{key, url.PathEscape(key), url.QueryEscape(key), (&url.URL{Path: key}).EscapedPath(),
-		unquote(html.String()), unquote(plain.String()), unquote(strconv.Quote(key))}
+		string(html[1 : len(html)-1]), q[1 : len(q)-1]}
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return slices.Compact(out)
 }
@@ -114,10 +101,9 @@ func cutKey[T ~string | ~[]byte](t T, forms []string) int {
 	return best
 }
 
-// escapedKey reports whether t, once its JSON escapes are decoded, holds a
-// form or ends in a cut one. Only the escapes that can stand for printable
-// ASCII are decoded (\uXXXX below 0x80, \", \\, \/), left to right, in a
-// string literal or not; any other backslash stays as it is.
+// escapedKey reports whether t, once the JSON escapes that can stand for
+// printable ASCII (\u0000-\u007f, \", \\, \/) are decoded left to right,
+// holds a form or ends in a cut one.
 func escapedKey[T ~string | ~[]byte](t T, forms []string) bool {
 	dec := make([]byte, 0, len(t))
 	for i := 0; i < len(t); i++ {
@@ -126,8 +112,10 @@ func escapedKey[T ~string | ~[]byte](t T, forms []string) bool {
 			switch n := t[i+1]; {
 			case n == '"' || n == '\\' || n == '/':
 				c, i = n, i+1
-			case n == 'u' && i+5 < len(t) && t[i+2] == '0' && t[i+3] == '0' && unhex(t[i+4]) < 8 && unhex(t[i+5]) < 16:
-				c, i = unhex(t[i+4])<<4|unhex(t[i+5]), i+5
+			case n == 'u' && i+5 < len(t):
+				if v, err := strconv.ParseUint(string(t[i+2:i+6]), 16, 8); err == nil && v < 0x80 {
+					c, i = byte(v), i+5
+				}
 			}
 		}
 		dec = append(dec, c)
@@ -140,23 +128,14 @@ func escapedKey[T ~string | ~[]byte](t T, forms []string) bool {
 	return cutKey(dec, forms) > 0
 }
 
-// unhex is the value of a hex digit, or 255.
-func unhex(c byte) byte {
-	if i := strings.IndexByte("0123456789abcdef", c|0x20); i >= 0 && c >= '0' {
-		return byte(i)
-	}
-	return 255
-}
-
 // redactedError is an error whose text held the key. It does not unwrap,
 // which would hand the text back: errors.Is looks through it, errors.As
 // finds only errors whose text is free of the key, and internal/transient
 // sees what the original error was.
 type redactedError struct {
-	msg       string
-	err       error
-	transient bool
-	has       func(string) bool
+	msg string
+	err error
+	has func(string) bool
 }
 
 // Error implements error.
@@ -178,5 +157,5 @@ func (e *redactedError) As(target any) bool {
 	return true
 }
 
-// Transient reports whether the original error was transient (transient.Marker).
-func (e *redactedError) Transient() bool { return e.transient }
+// Transient implements transient.Marker on the original error.
+func (e *redactedError) Transient() bool { return transient.Is(e.err) }

@@ -1,7 +1,6 @@
 package tensorpool
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,23 +14,16 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// RetryPolicy sets how often and how long the client retries. Which
-// responses and errors are retried is fixed; the package documentation
-// lists them.
+// RetryPolicy sets how often and how long the client retries; what it
+// retries is fixed (see the package documentation).
 type RetryPolicy struct {
-	// MaxRetries is how many times a request may be sent again after its
-	// first attempt. 0 disables retries.
-	MaxRetries int
-	// MinBackoff is the wait before the first retry when the server gives
-	// no Retry-After; it doubles with every retry up to MaxBackoff. Each
-	// wait is drawn at random between half of that value and that value.
-	MinBackoff time.Duration
-	// MaxBackoff caps the wait between attempts when the server gives no
-	// Retry-After.
-	MaxBackoff time.Duration
-	// MaxRetryAfter is the longest Retry-After the client waits for. A
-	// response asking for longer is returned at once, so the caller sees it
-	// (APIError.RetryAfter) and can reschedule.
+	MaxRetries int // sends after the first; 0 disables retries
+	// MinBackoff and MaxBackoff bound the exponential backoff used without
+	// Retry-After: MinBackoff before the first retry, doubling up to
+	// MaxBackoff, each wait drawn between half that value and that value.
+	MinBackoff, MaxBackoff time.Duration
+	// MaxRetryAfter is the longest Retry-After waited for: a response asking
+	// for longer is returned at once (APIError.RetryAfter).
 	MaxRetryAfter time.Duration
 }
 
@@ -72,10 +64,7 @@ func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.Metho
 
 // retryReason applies the retry table of the package documentation to one
 // attempt's response or error: why it may be sent again ("" if not), and
-// the response's Retry-After, if any. A send or body-read error counts if
-// internal/transient says it is transient (the rule package wait shares);
-// for a method that is not safe to replay, only if it happened while
-// connecting, before anything was written.
+// the response's Retry-After, if any.
 func retryReason(method string, resp *http.Response, err error) (reason string, hint time.Duration, hasHint bool) {
 	safe := isSafeMethod(method)
 	if err != nil {
@@ -98,28 +87,15 @@ func retryReason(method string, resp *http.Response, err error) (reason string, 
 }
 
 // isDialError reports whether err happened while connecting (DNS lookup or
-// TCP connect): net/http's Transport had no connection, so nothing of the
-// request was written.
+// TCP connect), so that nothing of the request was written.
 func isDialError(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
 	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns)
 }
 
-// sleep waits for d, or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
-
-// discard drains a little of a response that is being retried, so its
-// connection can be reused, and closes it.
+// discard drains a little of a response, so its connection can be reused,
+// and closes it.
 func discard(resp *http.Response) {
 	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 	_ = resp.Body.Close()

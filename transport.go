@@ -3,16 +3,15 @@ package tensorpool
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
 )
 
 // authTransport is the one http.RoundTripper NewClient installs: like
-// oauth2.Transport, it only adds the key, and only to a request for the
-// base URL's exact origin (scheme, host and port). Any other request leaves
-// without an Authorization header, even where net/http would keep one (a
-// subdomain, another port, https to http).
+// oauth2.Transport, it only adds the key, and only for the base URL's exact
+// origin; any other request leaves without an Authorization header.
 type authTransport struct {
 	base         http.RoundTripper // nil means http.DefaultTransport
 	scheme, host string            // the base URL's origin
@@ -20,14 +19,11 @@ type authTransport struct {
 }
 
 // RoundTrip implements http.RoundTripper. It sends a copy of req (which it
-// must not modify) and hands the response back untouched, but for its
-// Request field: req, so that the copy carrying the key never leaves.
+// must not modify) and sets the response's Request back to req, so that the
+// copy carrying the key never leaves.
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := *req
-	r.Header = make(http.Header, len(req.Header)+1)
-	for k, v := range req.Header {
-		r.Header[k] = v // values are shared, never written
-	}
+	r.Header = maps.Clone(req.Header) // values are shared, never written
 	if strings.EqualFold(r.URL.Scheme, t.scheme) && strings.EqualFold(r.URL.Host, t.host) {
 		t.auth(r.Header)
 	} else {
@@ -53,10 +49,9 @@ func bearer(key string) func(http.Header) {
 // ErrRedirected is matched (errors.Is) by every *RedirectError.
 var ErrRedirected = errors.New("tensorpool: redirect not followed")
 
-// RedirectError reports a redirect answered to a request that changes
-// something (any method but GET and HEAD). The client never follows one:
-// net/http would replay a POST or DELETE as a GET, and the call would seem
-// to succeed although the server never ran it.
+// RedirectError reports a redirect answered to a request of any method but
+// GET and HEAD, which the client never follows: net/http would replay it as
+// a GET, and the call would seem to succeed though the server never ran it.
 type RedirectError struct {
 	StatusCode int    // the redirect's status (301, 302, 303, 307, 308)
 	Method     string // request method
@@ -73,11 +68,10 @@ func (e *RedirectError) Error() string {
 // Is makes errors.Is(err, ErrRedirected) hold.
 func (e *RedirectError) Is(target error) bool { return target == ErrRedirected }
 
-// redirectPolicy is the http.Client.CheckRedirect NewClient installs: a
-// GET or HEAD follows redirects (through user, the caller's own policy, if
-// any; else at most 10), the key going along only to the base URL's origin
-// (authTransport); any other method stops at the redirect, which the doer
-// turns into a *RedirectError.
+// redirectPolicy is the http.Client.CheckRedirect NewClient installs: a GET
+// or HEAD follows redirects as user (the caller's policy, if any; else
+// net/http's default, at most 10) decides; any other method stops, and the
+// doer returns a *RedirectError.
 func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		switch {
@@ -92,11 +86,10 @@ func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.
 	}
 }
 
-// urlString prints u for an error or a log line without its userinfo:
-// url.URL.Redacted hides only the password, and a user name can be a
-// credential (https://tp-KEY@host). Without a host, the same mistake parses
-// as a path or an opaque part ("tp-KEY@host/x"): what comes before an '@'
-// in its first segment is dropped too.
+// urlString prints u without userinfo, as url.URL.Redacted does not: a user
+// name can be a credential (https://tp-KEY@host). Without a host, the same
+// mistake parses as a path or an opaque part ("tp-KEY@host/x"), so what
+// precedes an '@' in its first segment is dropped too.
 func urlString(u *url.URL) string {
 	c := *u
 	c.User = nil

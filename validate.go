@@ -36,22 +36,18 @@ func (e *InvalidRequestError) Is(target error) bool { return target == ErrInvali
 // no GetBody (a streamed body given to a ...WithBody method).
 const maxValidatedBody = 1 << 20
 
-// validateRequest checks req against the rules openapi.json states in prose
-// or in constraints the generated types cannot enforce, and returns an
-// *InvalidRequestError for the first one broken:
+// validateRequest returns an *InvalidRequestError for the first rule of
+// openapi.json that req breaks and the generated types cannot enforce:
 //
 //   - POST /storage/attach: storage_id must start with "s-" (the field's
-//     description), and cluster_ids must have exactly one element
-//     (minItems 1, maxItems 1).
-//   - DELETE /storage/{storage_id}: storage_id must start with "s-". The
-//     operation declares a 400 "Invalid storage ID format" without saying
-//     what the format is; the one the spec states for a storage id is
-//     attach's "must start with 's-'", so it is checked here too.
+//     description), and cluster_ids have exactly one element (minItems 1,
+//     maxItems 1).
+//   - DELETE /storage/{storage_id}: storage_id must start with "s-", the
+//     only format the spec states for a storage id (this operation's 400
+//     "Invalid storage ID format" does not say).
 //
-// basePath is the base URL's path ("" for DefaultBaseURL). The doer calls it
-// on every request, after every request editor, unless
-// WithoutClientValidation. It reads the body through req.GetBody, or, if
-// there is none, reads it into memory and makes it replayable.
+// basePath is the base URL's path. A body without GetBody is read into
+// memory and made replayable.
 func validateRequest(req *http.Request, basePath string) error {
 	p, ok := strings.CutPrefix(req.URL.EscapedPath(), strings.TrimSuffix(basePath, "/"))
 	if !ok {
@@ -127,9 +123,8 @@ func requestBody(req *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// checkHeaders refuses a request net/http could not send: a header name that
-// is not a token, or a value with control characters (other than tab). The
-// value is not quoted in the error: it may be a credential.
+// checkHeaders refuses a header net/http could not send; the value is not
+// quoted in the error: it may be a credential.
 func checkHeaders(req *http.Request) error {
 	for name, values := range req.Header {
 		if !validHeaderName(name) {
@@ -144,8 +139,7 @@ func checkHeaders(req *http.Request) error {
 	return nil
 }
 
-// validHeaderValue reports whether v may be an HTTP header value: no control
-// character other than tab (as net/http requires).
+// validHeaderValue reports whether v has no control character but tab.
 func validHeaderValue(v string) bool {
 	return !strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f })
 }
