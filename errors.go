@@ -69,9 +69,9 @@ func Check[R Response](r R, err error) (R, error) {
 	if code < 200 || code > 299 {
 		return r, newAPIError(hr, r.GetBody(), b)
 	}
-	f := v.FieldByName("JSON" + strconv.Itoa(code))
+	f, anyJSON := jsonField(v, code)
 	switch {
-	case !f.IsValid() && declaresJSONSuccess(v.Type()):
+	case !f.IsValid() && anyJSON:
 		return r, newDecodeError(hr, r.GetBody(), b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
 	case f.IsValid() && f.Kind() == reflect.Pointer && f.IsNil():
 		return r, newDecodeError(hr, r.GetBody(), b, errors.New("the body did not decode as the JSON the API spec declares"))
@@ -79,16 +79,23 @@ func Check[R Response](r R, err error) (R, error) {
 	return r, nil
 }
 
-// declaresJSONSuccess reports whether the generated response type t has a
-// JSON body field for some 2xx: without one (text/html pages, a 204) there
-// is nothing to check.
-func declaresJSONSuccess(t reflect.Type) bool {
+// jsonField returns v's generated body field for status code (JSON202),
+// and whether v has one for any 2xx: without any (text/html pages, a 204)
+// there is nothing to check. It compares names digit by digit, allocating
+// nothing.
+func jsonField(v reflect.Value, code int) (f reflect.Value, anyJSON bool) {
+	t := v.Type()
 	for i := range t.NumField() {
-		if n := t.Field(i).Name; len(n) == len("JSON200") && strings.HasPrefix(n, "JSON2") {
-			return true
+		n := t.Field(i).Name
+		if len(n) != len("JSON200") || !strings.HasPrefix(n, "JSON2") {
+			continue
+		}
+		anyJSON = true
+		if int(n[4]-'0')*100+int(n[5]-'0')*10+int(n[6]-'0') == code {
+			return v.Field(i), true
 		}
 	}
-	return false
+	return reflect.Value{}, anyJSON
 }
 
 // APIError is a response from the TensorPool API whose status is not 2xx.
