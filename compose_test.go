@@ -99,6 +99,36 @@ func waitPoller(c wait.Client, polls *atomic.Int32) *wait.Poller {
 		wait.WithProgress(func(wait.Update) { polls.Add(1) }))
 }
 
+// TestWaitFailedErrorThroughNewClientHidesTheKey: a FAILED answer whose
+// external_message echoes the key, whole or cut short by the server, reaches
+// wait's *FailedError scrubbed by NewClient, and with its control characters
+// escaped by wait.
+func TestWaitFailedErrorThroughNewClientHidesTheKey(t *testing.T) {
+	const key = "tp-live-0123456789abcdefSECRET"
+	for _, echo := range []string{key, key[:12]} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"request_id":"req-1","request_type":"STORAGE_ATTACH","status":"FAILED","created_at":"2026-01-01T00:00:00Z","external_message":"\u001b[31mrefused key %s"}`, echo)
+		}))
+		c, err := tensorpool.NewClient(tensorpool.WithAPIKey(key), tensorpool.WithBaseURL(srv.URL))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = wait.New(c).Wait(t.Context(), "req-1")
+		srv.Close()
+		var failed *wait.FailedError
+		if !errors.As(err, &failed) {
+			t.Fatalf("echo %q: err %v, want a *wait.FailedError", echo, err)
+		}
+		if msg := err.Error(); strings.Contains(msg, key[:minCutForTest]) || strings.ContainsRune(msg, 0x1b) || !strings.Contains(msg, "[REDACTED]") {
+			t.Errorf("echo %q: error %q shows the key or a raw ESC, or no [REDACTED]", echo, msg)
+		}
+	}
+}
+
+// minCutForTest is the shortest start of the key the client redacts.
+const minCutForTest = 4
+
 // TestWaitThroughNewClientConnectionLostMidBody: a 200 whose body is lost
 // once it has started, however net/http reports it (an HTTP/2 stream reset,
 // which is no net.Error; an HTTP/1 trailer cut off), is transient for wait

@@ -38,7 +38,7 @@ func newScrubber(key string) scrubber {
 				return true
 			}
 		}
-		return cutKey(s, forms) > 0 || strings.IndexByte(s, '\\') >= 0 && escapedKey(s, forms)
+		return len(cutKeys(s, forms)) > 0 || strings.IndexByte(s, '\\') >= 0 && escapedKey(s, forms)
 	}
 	scrub := func(b []byte) []byte {
 		for _, f := range forms {
@@ -46,8 +46,13 @@ func newScrubber(key string) scrubber {
 				b = bytes.ReplaceAll(b, []byte(f), []byte(redacted))
 			}
 		}
-		if n := cutKey(b, forms); n > 0 {
-			b = append(b[:len(b)-n:len(b)-n], redacted...)
+		if spans := cutKeys(b, forms); len(spans) > 0 {
+			out, last := make([]byte, 0, len(b)), 0
+			for _, sp := range spans {
+				out = append(append(out, b[last:sp[0]]...), redacted...)
+				last = sp[1]
+			}
+			b = append(out, b[last:]...)
 		}
 		if bytes.IndexByte(b, '\\') >= 0 && escapedKey(b, forms) {
 			return []byte(redacted)
@@ -86,19 +91,39 @@ func printedForms(key string) []string {
 	return slices.Compact(out)
 }
 
-// cutKey returns the length of the longest end of t, minCut bytes or more,
-// that is the start (not the whole) of a form, or 0.
-func cutKey[T ~string | ~[]byte](t T, forms []string) int {
-	best := 0
-	for _, f := range forms {
-		for n := min(len(f)-1, len(t)); n >= minCut && n > best; n-- {
-			if t[len(t)-n] == f[0] && string(t[len(t)-n:]) == f[:n] {
+// cutKeys returns the spans of t that are the start (minCut bytes or more,
+// not the whole) of a form and end a text: at t's end, or before the '"'
+// that closes a JSON string (a message the server cut). A key cut at a size
+// cap or by a dropped connection ends the body; one a server cut ends a field.
+func cutKeys[T string | []byte](t T, forms []string) (spans [][2]int) {
+	if !slices.ContainsFunc(forms, func(f string) bool { return len(f) > minCut && contains(t, f[:minCut]) }) {
+		return nil // the common case, found with strings.Index's fast search
+	}
+	for i := 0; i < len(t); i++ {
+		best := 0
+		for _, f := range forms {
+			n := 0
+			for n < len(f) && i+n < len(t) && t[i+n] == f[n] {
+				n++
+			}
+			if n >= minCut && n < len(f) && n > best && (i+n == len(t) || t[i+n] == '"') {
 				best = n
-				break
 			}
 		}
+		if best > 0 {
+			spans = append(spans, [2]int{i, i + best})
+			i += best - 1
+		}
 	}
-	return best
+	return spans
+}
+
+// contains reports whether t holds sub.
+func contains[T string | []byte](t T, sub string) bool {
+	if b, ok := any(t).([]byte); ok {
+		return bytes.Contains(b, []byte(sub))
+	}
+	return strings.Contains(string(t), sub)
 }
 
 // escapedKey reports whether t, once the JSON escapes that can stand for
@@ -125,7 +150,7 @@ func escapedKey[T ~string | ~[]byte](t T, forms []string) bool {
 			return true
 		}
 	}
-	return cutKey(dec, forms) > 0
+	return len(cutKeys(dec, forms)) > 0
 }
 
 // redactedError is an error whose text held the key. It does not unwrap,

@@ -115,6 +115,10 @@ func TestScrubRule(t *testing.T) {
 		{testKey, "x " + testKey[:4], "x [REDACTED]"},
 		{testKey, "x " + testKey[:3], "x " + testKey[:3]},
 		{testKey, testKey[:10] + " not at the end", testKey[:10] + " not at the end"},
+		// a field the server cut: the key's start closes a JSON string
+		{testKey, `{"detail":"bad key ` + testKey[:14] + `","n":1}`, `{"detail":"bad key [REDACTED]","n":1}`},
+		{testKey, `{"a":"` + testKey[:6] + `","b":"` + testKey[:9] + `"}`, `{"a":"[REDACTED]","b":"[REDACTED]"}`},
+		{testKey, `{"a":"` + testKey[:3] + `"}`, `{"a":"` + testKey[:3] + `"}`},
 		// escaped forms
 		{hostileKey, `GET "https://e.test/request/info/` + url.PathEscape(hostileKey) + `"`, `GET "https://e.test/request/info/[REDACTED]"`},
 		{hostileKey, `?q=` + url.QueryEscape(hostileKey), `?q=[REDACTED]`},
@@ -250,5 +254,16 @@ func BenchmarkScrubBody(b *testing.B) {
 				s.bytes(body)
 			}
 		})
+	}
+}
+
+// TestScrubShortKey: a key too short to be cut (minCut bytes or fewer) is
+// still replaced whole, and scrubbing never panics on it.
+func TestScrubShortKey(t *testing.T) {
+	for _, key := range []string{"k", "ab", "abcd"} {
+		s := newScrubber(key)
+		if got := s.text(`{"detail":"` + key + `"}`); got != `{"detail":"[REDACTED]"}` {
+			t.Errorf("key %q: got %s", key, got)
+		}
 	}
 }
