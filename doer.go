@@ -3,6 +3,7 @@ package tensorpool
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -85,7 +86,13 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			var b *body
 			var data []byte
 			if b, data, err = d.read(req, resp); err == nil {
-				return d.finish(req, resp, b, data), nil
+				resp, data = d.finish(req, resp, b, data)
+				if resp.StatusCode >= 200 && resp.StatusCode <= 299 && mediatype.IsJSON(resp.Header.Get("Content-Type")) {
+					if err := notJSON(data); err != nil {
+						return nil, newDecodeError(resp, data, b, err)
+					}
+				}
+				return resp, nil
 			}
 		}
 		again, werr := d.again(ctx, req, nil, err, attempt, maxRetries)
@@ -159,8 +166,9 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, []byte, erro
 
 // finish hands resp on with its body and header values scrubbed, the media
 // type lower-cased (the generated parsers look for "json" case-sensitively)
-// and Request pointing to req, or to a copy if its path held the key.
-func (d *doer) finish(req *http.Request, resp *http.Response, b *body, data []byte) *http.Response {
+// and Request pointing to req, or to a copy if its path held the key. It
+// returns the scrubbed body too.
+func (d *doer) finish(req *http.Request, resp *http.Response, b *body, data []byte) (*http.Response, []byte) {
 	if len(data) > maxErrorBody && (resp.StatusCode < 200 || resp.StatusCode > 299) {
 		b.head = d.scrub.bytes(data[:maxErrorBody:maxErrorBody]) // cut, then scrubbed: a cut key is caught
 	}
@@ -180,7 +188,20 @@ func (d *doer) finish(req *http.Request, resp *http.Response, b *body, data []by
 		r.URL = &u
 		resp.Request = &r
 	}
-	return resp
+	return resp, data
+}
+
+// notJSON returns the *json.SyntaxError of a body labelled JSON that is not
+// JSON, so that it fails here, where its status, method and path are known
+// (the generated parser would return a bare encoding/json error). An object
+// or array, the answers of this API, is taken on its first and last bytes,
+// leaving the full check to the parser: one decode, not two.
+func notJSON(data []byte) error {
+	t := bytes.TrimSpace(data)
+	if len(t) >= 2 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return nil
+	}
+	return json.Unmarshal(t, new(json.RawMessage))
 }
 
 // withoutUserinfo drops the userinfo from the URL of net/http's *url.Error:

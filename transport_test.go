@@ -525,8 +525,22 @@ func TestMalformedJSONOn2xx(t *testing.T) {
 			if f.n() != 1 {
 				t.Errorf("%d attempts, want 1", f.n())
 			}
+			// Not JSON at all: the doer names the response (the parser could not).
+			if _, syntax := tc.cause.(**json.SyntaxError); syntax && (de.StatusCode != 200 || de.Method != "GET" || de.Path != "/request/info/r-1" || string(de.Body) != tc.body) {
+				t.Errorf("DecodeError %+v, want status 200, GET /request/info/r-1 and the body", de)
+			}
 			noKey(t, "DecodeError", err)
 		})
+	}
+	// A 202 whose body is not JSON: a *DecodeError naming the call, never a
+	// success with a nil JSON202.
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+		return reply(r, 202, http.Header{"Content-Type": {"application/json"}}, "accepted"), nil
+	}}
+	r, err := Check(fakeClient(t, f).StorageAttachWithResponse(bg, attachBody))
+	var de *DecodeError
+	if !errors.As(err, &de) || de.StatusCode != 202 || de.Method != "POST" || de.Path != "/storage/attach" || string(de.Body) != "accepted" {
+		t.Errorf("attach 202 not JSON: %v, err %v (%+v); want a *DecodeError with status, method, path and body", r, err, de)
 	}
 	// The parsers look for "json" case-sensitively: a valid body under a
 	// media type in another case is decoded all the same, because the
