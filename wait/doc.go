@@ -26,13 +26,13 @@
 // one request: every poll of the Poller (all its Wait, WaitAll and Step
 // calls) holds until that answer's Retry-After, or without one a backoff
 // shared by the Poller, has passed; then one poll at a time probes, and the
-// first other answer (a success, typically) releases the hold. At most 8
-// polls are in flight at once (WithConcurrency).
+// first other answer releases the hold. At most 8 polls are in flight at
+// once (WithConcurrency).
 //
 // If ctx's deadline comes before the next poll is due, the delay is
 // shortened so that one more poll comes before it, never earlier than the
 // Retry-After (or the minimum interval); if even that, or the end of the
-// Poller's hold, does not fit, Wait returns at once with an error wrapping
+// Poller's hold, does not fit, the wait ends at once with an error wrapping
 // context.DeadlineExceeded.
 //
 // # Failures
@@ -53,12 +53,9 @@
 //   - When ctx ends, the error wraps ctx's error and names the last status
 //     and failure seen; an answer arriving as ctx ends is still used.
 //
-// Every answer goes through tensorpool.Check: one body cap, one media-type
-// rule, and the API key removed by tensorpool.NewClient's transport. Server
-// text in this package's errors and Updates is also cleaned (control
-// characters escaped, 1 KiB per field), with a raw gen client too. Only the
-// GET is retried, and the tensorpool transport sends each poll once.
-//
-// WaitAll holds no goroutine per id: one scheduler and at most the
-// concurrency bound of workers, so 10,000 ids cost a small record each.
+// Every answer goes through tensorpool.Check (one body cap, one media-type
+// rule, and the API key removed by tensorpool.NewClient's transport), and
+// server text in this package's errors and Updates is cleaned: control
+// characters escaped, 1 KiB per field, with a raw gen client too. Only the
+// GET is repeated, and the tensorpool transport sends each poll once.
 package wait

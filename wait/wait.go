@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,15 +30,15 @@ type Client interface {
 type Poller struct {
 	c    Client
 	cfg  config
-	sem  chan struct{} // bounds in-flight poll requests
-	mu   sync.Mutex    // serializes progress callbacks; held while one runs
+	sem  chan struct{} // bounds the polls in flight
+	mu   sync.Mutex    // serializes progress callbacks
 	rand func() float64
 
 	// The shared hold after a 429, 503 or refused connection: no poll
 	// before until, then one probe at a time; rounds == 0 when not holding.
 	holdMu  sync.Mutex
 	until   time.Time
-	rounds  int           // pressure answers to probes in a row
+	rounds  int           // pressure answers in a row
 	probing bool          // a probe is in flight
 	moved   chan struct{} // closed when the hold moves or ends
 }
@@ -51,7 +52,7 @@ func New(c Client, opts ...Option) *Poller {
 		o(&cfg)
 	}
 	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
-	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64}
+	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64, moved: make(chan struct{})}
 }
 
 // Reason says why a delay was chosen.
@@ -63,9 +64,9 @@ const (
 	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithInterval's lower bound
 	ReasonClamped    Reason = "retry-after clamped to max interval" // the hint was above WithInterval's upper bound
 	ReasonBackoff    Reason = "backoff"                             // no usable Retry-After: 2 s, or backoff after failures, plus jitter
-	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll), never below the hint or the min interval
+	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll)
 	ReasonDone       Reason = "done"                                // a terminal status, or an error from a poll
-	ReasonContext    Reason = "context ended"                       // ctx was cancelled or expired, or its deadline comes before the next poll may: Err wraps ctx's error
+	ReasonContext    Reason = "context ended"                       // ctx ended, or its deadline comes before the next poll may: Err wraps ctx's error
 	ReasonStopped    Reason = "stopped"                             // WaitAll under WithFailFast: another id failed; Err wraps ErrStopped
 )
 
@@ -105,13 +106,9 @@ type Update struct {
 
 // Wait polls the request until it is COMPLETED (nil error) or FAILED (a
 // *FailedError), or until a permanent error or ctx ends the wait. It returns
-// the last request info seen in every case, nil if none was. The first poll
-// is sent at once.
-//
-// If ctx has a deadline, a delay that would end after it is shortened, but
-// never below what the server asked for (or the minimum interval); when
-// even that does not fit, Wait returns at once with an error wrapping
-// context.DeadlineExceeded instead of sleeping only to time out.
+// the last request info seen in every case, nil if none was. A deadline
+// shortens the last delay, or ends the wait at once, as the package
+// documentation says.
 func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoResponse, error) {
 	if err := checkID(requestID); err != nil {
 		return nil, err
@@ -122,8 +119,7 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 
 // fitDeadline makes s's next poll come before ctx's deadline: it shortens
 // s.Next, never below s.floor, leaving a floor's worth of time for the poll
-// itself if it can; if even s.floor does not fit, it ends s with an error
-// wrapping context.DeadlineExceeded.
+// itself if it can; if even s.floor does not fit, it ends s.
 func fitDeadline(ctx context.Context, s *Step) error {
 	dl, ok := ctx.Deadline()
 	switch left := time.Until(dl); {
@@ -133,18 +129,14 @@ func fitDeadline(ctx context.Context, s *Step) error {
 		s.Next, s.Reason = max(s.floor, left-s.floor), ReasonTrimmed
 		return nil
 	}
-	return s.end(ReasonContext, fmt.Errorf("wait: request %q: %w: next poll due in %v at the earliest, after the deadline (%s)",
-		s.RequestID, context.DeadlineExceeded, s.floor, s.summary()))
+	return s.stop(ctx, ReasonContext, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
 }
 
 // Step polls the request once and says what to do next, without sleeping
 // (though it waits while the Poller holds its polls after a 429 or 503). A
-// nil error with Done == false means "poll again after Next". A non-nil
-// error ends polling: *FailedError (with Done), *TransientError,
-// *UnknownStatusError, an error wrapping *tensorpool.APIError,
-// ErrBrokenClient or the Client's permanent error, ErrInvalidRequestID, or
-// ctx's error. The returned Step is never nil. prev is the Step returned by
-// the previous call for this id, or nil for the first.
+// nil error with Done == false means "poll again after Next"; a non-nil
+// error ends polling, as in Wait. prev is the Step returned by the previous
+// call for this id, or nil for the first; the returned Step is never nil.
 //
 // Unlike Wait, Step does not fit Next to ctx's deadline: a controller's ctx
 // bounds one reconcile, not the wait.
@@ -158,8 +150,7 @@ func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step,
 }
 
 // step is Step without the progress report, for a valid id. A decoded
-// answer is used even if ctx ended meanwhile; a failed GET is reported as
-// ctx's error if ctx has ended.
+// answer is used even if ctx ended meanwhile.
 func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	s := &Step{RequestID: requestID, Started: time.Now()}
 	if prev != nil && prev.RequestID == requestID && !prev.Started.IsZero() {
@@ -167,69 +158,58 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	}
 	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	probe, err := p.acquire(ctx)
-	switch {
-	case ctx.Err() != nil:
-		return s, s.end(ReasonContext, endError(ctx, s))
-	case err != nil:
-		return s, s.end(ReasonContext, fmt.Errorf("wait: request %q: %w: the Poller holds its polls until after it, after a 429, a 503 or a refused connection (%s)",
-			requestID, err, s.summary()))
+	if err != nil {
+		return s, s.stop(ctx, ReasonContext, err)
 	}
 	s.Attempt++
 	a := p.get(ctx, requestID, probe)
 	var apiErr *tensorpool.APIError
 	switch {
 	case a.err != nil && ctx.Err() != nil:
-		return s, s.end(ReasonContext, endError(ctx, s))
+		return s, s.stop(ctx, ReasonContext, nil)
 	case a.err != nil && a.transient:
 		if s.Failures, s.Err = s.Failures+1, a.err; s.Failures >= p.cfg.maxFailures {
 			return s, &TransientError{RequestID: requestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
 		}
-		return s, p.schedule(s, a)
 	case errors.As(a.err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
 		s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
-		s.Err = a.err // not visible yet: does not count as a failure
-		return s, p.schedule(s, a)
+		s.Err = a.err // not visible yet: not a failure
 	case a.err != nil:
 		return s, fmt.Errorf("wait: request %q: %w", requestID, a.err)
-	}
-	s.Failures, s.Info, s.Status = 0, a.info, a.info.Status
-	switch a.info.Status {
-	case gen.RequestStatusCOMPLETED:
-		s.Done = true
-		return s, nil
-	case gen.RequestStatusFAILED:
-		s.Done = true
-		return s, &FailedError{Info: a.info}
-	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
 	default:
-		if !p.cfg.unknownRunning {
-			return s, &UnknownStatusError{RequestID: requestID, Info: a.info}
+		s.Failures, s.Info, s.Status = 0, a.info, a.info.Status
+		switch a.info.Status {
+		case gen.RequestStatusCOMPLETED:
+			s.Done = true
+			return s, nil
+		case gen.RequestStatusFAILED:
+			s.Done = true
+			return s, &FailedError{Info: a.info}
+		case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
+		default:
+			if !p.cfg.unknownRunning {
+				return s, &UnknownStatusError{RequestID: requestID, Info: a.info}
+			}
+		}
+		if ctx.Err() != nil {
+			return s, s.stop(ctx, ReasonContext, nil)
 		}
 	}
-	if ctx.Err() != nil {
-		return s, s.end(ReasonContext, endError(ctx, s))
-	}
-	return s, p.schedule(s, a)
+	p.schedule(s, a)
+	return s, nil
 }
 
-// end marks s as over for reason r and returns err.
-func (s *Step) end(r Reason, err error) error {
-	s.Next, s.Reason = 0, r
-	return err
-}
-
-// schedule sets s.Next: config.delay plus jitter. It returns nil.
-func (p *Poller) schedule(s *Step, a answer) error {
+// schedule sets s.Next: config.delay plus jitter.
+func (p *Poller) schedule(s *Step, a answer) {
 	base, r := p.cfg.delay(a.hint, a.hasHint, s.Failures)
 	s.Next, s.Reason, s.floor = p.jittered(base, r), r, base
 	if !a.hasHint {
 		s.floor = p.cfg.minInterval
 	}
-	return nil
 }
 
-// jittered adds up to 25 % to d (at most the maximum interval), never past
-// the maximum interval, so nothing overflows; a clamped hint gets none.
+// jittered adds up to 25 % to d, never past the maximum interval, so
+// nothing overflows; a clamped hint gets none.
 func (p *Poller) jittered(d time.Duration, r Reason) time.Duration {
 	if r == ReasonClamped {
 		return d
@@ -247,9 +227,8 @@ type answer struct {
 	answered, probe     bool // an HTTP response came; the GET was the hold's probe
 }
 
-// get sends one GET /request/info/{id}, let through the hold (as its probe
-// if probe) once the concurrency bound lets it, and checks the answer with
-// tensorpool.Check.
+// get sends one GET /request/info/{id} once the concurrency bound lets it,
+// checks the answer with tensorpool.Check, and tells the hold how it went.
 func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	a.probe = probe
 	defer func() { p.release(a) }()
@@ -262,27 +241,27 @@ func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	}
 	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
+	var r *gen.GetRequestInfoResponse
 	switch {
+	case err != nil && resp != nil && resp.Body != nil:
+		_ = resp.Body.Close()
 	case err != nil:
-		if resp != nil && resp.Body != nil {
-			_ = resp.Body.Close()
-		}
-		a.err, a.pressure, a.transient = err, errors.Is(err, syscall.ECONNREFUSED), sendTransient(err)
-		return a
 	case resp == nil || resp.Body == nil:
 		a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
 		return a
+	default:
+		a.answered = true
+		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
+		r, err = tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
 	}
-	a.answered = true
-	a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
-	r, err := tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
 	var apiErr *tensorpool.APIError
 	switch {
 	case errors.As(err, &apiErr):
 		a.transient = apiErr.Temporary()
 		a.pressure = apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable
-	case err != nil:
-		a.transient = sendTransient(err)
+	case err != nil: // not a body past the client's cap: it would be as large again
+		a.transient = !errors.Is(err, tensorpool.ErrResponseTooLarge) && (transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse))
+		a.pressure = errors.Is(err, syscall.ECONNREFUSED)
 	case r.JSON200 == nil:
 		err, a.transient = fmt.Errorf("%w: a %d answer with Content-Type %q", tensorpool.ErrMalformedResponse, r.StatusCode(),
 			servertext.Clean(resp.Header.Get("Content-Type"))), true
@@ -295,38 +274,23 @@ func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	return a
 }
 
-// sendTransient reports whether err, instead of a decoded answer, may not
-// recur: internal/transient's rule (the tensorpool client's own), or a body
-// refused as malformed, as a 200 that does not decode here is; not a body
-// past the client's cap, which would be as large again.
-func sendTransient(err error) bool {
-	return !errors.Is(err, tensorpool.ErrResponseTooLarge) &&
-		(transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse))
-}
-
 // acquire waits until the hold lets a poll go: at once when not holding,
-// else after until, one probe at a time. It returns ctx's error, or
-// context.DeadlineExceeded at once if ctx's deadline comes before until.
+// else after until, one probe at a time. It fails at once if ctx's deadline
+// comes before until.
 func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
-	for {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
+	for ctx.Err() == nil {
 		p.holdMu.Lock()
-		wait := time.Until(p.until)
+		wait, moved := time.Until(p.until), p.moved
 		if dl, ok := ctx.Deadline(); ok && p.rounds > 0 && !dl.After(p.until) {
 			p.holdMu.Unlock()
-			return false, context.DeadlineExceeded
+			return false, fmt.Errorf("%w: the Poller holds its polls until after it, after a 429, a 503 or a refused connection",
+				context.DeadlineExceeded)
 		}
 		if p.rounds == 0 || wait <= 0 && !p.probing {
 			probe, p.probing = p.rounds > 0, p.probing || p.rounds > 0
 			p.holdMu.Unlock()
 			return probe, nil
 		}
-		if p.moved == nil {
-			p.moved = make(chan struct{})
-		}
-		moved := p.moved
 		p.holdMu.Unlock()
 		var due <-chan time.Time
 		if wait > 0 {
@@ -336,15 +300,15 @@ func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
 		case <-moved:
 		case <-due:
 		case <-ctx.Done():
-			return false, ctx.Err()
 		}
 	}
+	return false, ctx.Err()
 }
 
 // release tells the hold how a poll went: pressure holds every poll until
-// the answer's Retry-After (within the interval bounds) or, without one, a
-// backoff shared by the Poller, plus jitter; any other HTTP answer ends the
-// hold. Answers to polls sent before the hold began do not lengthen it.
+// the answer's Retry-After or, without one, a backoff shared by the Poller,
+// plus jitter; any other HTTP answer ends the hold. Only the first pressure
+// answer and the probes' raise the backoff.
 func (p *Poller) release(a answer) {
 	p.holdMu.Lock()
 	defer p.holdMu.Unlock()
@@ -365,23 +329,18 @@ func (p *Poller) release(a answer) {
 	case !a.probe:
 		return
 	}
-	if p.moved != nil {
-		close(p.moved)
-		p.moved = nil
-	}
+	close(p.moved)
+	p.moved = make(chan struct{})
 }
 
-// report sends s, and err if it ended the wait, to the progress callback.
+// report sends s, and the error that ended the wait if any, to the
+// progress callback.
 func (p *Poller) report(s *Step, err error) {
 	if p.cfg.progress == nil {
 		return
 	}
-	u := Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message(s.Info),
-		Next: s.Next, Reason: s.Reason, Err: s.Err, Info: s.Info}
-	if err != nil {
-		u.Next, u.Err = 0, err
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cfg.progress(u)
+	p.cfg.progress(Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message(s.Info),
+		Next: s.Next, Reason: s.Reason, Err: cmp.Or(err, s.Err), Info: s.Info})
 }

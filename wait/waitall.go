@@ -28,12 +28,6 @@ import (
 func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.RequestInfoResponse, error) {
 	out := make([]*gen.RequestInfoResponse, len(requestIDs))
 	errs := make([]error, len(requestIDs))
-	for i, id := range requestIDs {
-		errs[i] = checkID(id)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return out, err
-	}
 	first := make(map[string]int, len(requestIDs))
 	var ids dueOrder
 	for i, id := range requestIDs {
@@ -41,6 +35,10 @@ func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.Requ
 			first[id] = i
 			ids = append(ids, &pending{i: i, s: &Step{RequestID: id}})
 		}
+		errs[i] = checkID(id)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return out, err
 	}
 	for _, e := range p.pollAll(ctx, ids) {
 		out[e.i], errs[e.i] = e.s.Info, e.err
@@ -79,12 +77,12 @@ func (h *dueOrder) Pop() any {
 
 // pollAll polls every id (all due now, in input order) until each has
 // ended, Done or with an error, and returns them with s and err filled in.
+// A fixed pool of workers sends the polls: the goroutines, like the polls
+// in flight, never exceed the Poller's concurrency.
 func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
 	all := slices.Clone(queue)
-	// A fixed pool of workers sends the polls: the goroutines, like the
-	// polls in flight, never exceed the Poller's concurrency.
 	workers := min(p.cfg.concurrency, len(queue))
 	work, answered := make(chan *pending), make(chan *pending)
 	var wg sync.WaitGroup
@@ -96,7 +94,7 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 				e.s, e.err = p.step(ctx, e.s.RequestID, e.s)
 				switch {
 				case e.s.Reason == ReasonContext && ctx.Err() != nil && parent.Err() == nil: // WithFailFast cancelled ctx
-					e.err = e.s.end(ReasonStopped, endError(parent, e.s))
+					e.err = e.s.stop(parent, ReasonStopped, nil)
 				case e.err == nil && !e.s.Done:
 					e.err = fitDeadline(ctx, e.s)
 				}
@@ -105,42 +103,36 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 			}
 		})
 	}
-	inFlight, stopped := 0, false // stopped: ctx ended, or a failure under WithFailFast
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		for !stopped && inFlight < workers && len(queue) > 0 && !queue[0].due.After(time.Now()) {
+	inFlight := 0
+loop:
+	for len(queue) > 0 || inFlight > 0 {
+		for inFlight < workers && len(queue) > 0 && !queue[0].due.After(time.Now()) {
 			inFlight++
 			work <- heap.Pop(&queue).(*pending)
 		}
-		if inFlight == 0 && (stopped || len(queue) == 0) {
-			break
-		}
 		var due <-chan time.Time
-		if !stopped && inFlight < workers && len(queue) > 0 {
-			timer.Reset(time.Until(queue[0].due))
-			due = timer.C
-		}
-		var done <-chan struct{}
-		if !stopped {
-			done = ctx.Done()
+		if inFlight < workers && len(queue) > 0 {
+			due = time.After(time.Until(queue[0].due))
 		}
 		select {
 		case e := <-answered:
 			inFlight--
 			switch {
-			case e.err != nil && p.cfg.failFast && e.s.Reason != ReasonContext:
-				// ctx's end is not a failure to stop the others for: it
-				// reaches them on their own schedules.
-				cancel(ErrStopped)
-				stopped = true
 			case e.err == nil && !e.s.Done:
 				e.due = time.Now().Add(e.s.Next)
 				heap.Push(&queue, e)
+			case e.err != nil && p.cfg.failFast && e.s.Reason != ReasonContext:
+				break loop // ctx's end is no such failure: it reaches each id on its own schedule
 			}
 		case <-due:
-		case <-done:
-			stopped = true
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	cancel() // WithFailFast: stops the polls in flight
+	for ; inFlight > 0; inFlight-- {
+		if e := <-answered; e.err == nil && !e.s.Done {
+			queue = append(queue, e)
 		}
 	}
 	for _, e := range queue { // never polled again: ctx ended, or WithFailFast
@@ -148,7 +140,7 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 		if parent.Err() != nil {
 			r = ReasonContext
 		}
-		e.err = e.s.end(r, endError(parent, e.s))
+		e.err = e.s.stop(parent, r, nil)
 		p.report(e.s, e.err)
 	}
 	return all
