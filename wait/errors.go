@@ -44,8 +44,8 @@ func (e *FailedError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrFailed.Error()
 	}
-	return withMessage(fmt.Sprintf("wait: request %q (%s) failed", servertext.Clean(e.Info.RequestID),
-		servertext.Clean(string(e.Info.RequestType))), e.Info)
+	return fmt.Sprintf("wait: request %q (%s) failed", servertext.Clean(e.Info.RequestID),
+		servertext.Clean(string(e.Info.RequestType))) + message(": ", e.Info)
 }
 
 // Is reports whether target is ErrFailed.
@@ -93,25 +93,20 @@ func (e *UnknownStatusError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrUnknownStatus.Error()
 	}
-	return withMessage(fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, servertext.Clean(string(e.Info.Status)), e.RequestID), e.Info)
+	return fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, servertext.Clean(string(e.Info.Status)), e.RequestID) +
+		message(": ", e.Info)
 }
 
 // Is reports whether target is ErrUnknownStatus.
 func (e *UnknownStatusError) Is(target error) bool { return target == ErrUnknownStatus }
 
-// message is the server's external_message, cleaned for printing.
-func message(info *gen.RequestInfoResponse) string {
-	if info == nil || info.ExternalMessage == nil {
+// message is the server's external_message, cleaned for printing, after
+// sep; "" if there is none.
+func message(sep string, info *gen.RequestInfoResponse) string {
+	if info == nil || info.ExternalMessage == nil || *info.ExternalMessage == "" {
 		return ""
 	}
-	return servertext.Clean(*info.ExternalMessage)
-}
-
-func withMessage(s string, info *gen.RequestInfoResponse) string {
-	if m := message(info); m != "" {
-		return s + ": " + m
-	}
-	return s
+	return sep + servertext.Clean(*info.ExternalMessage)
 }
 
 func statusText(s gen.RequestStatus) string {

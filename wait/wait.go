@@ -19,14 +19,12 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// Client is the one method of the generated client a Poller uses. Both
-// *gen.Client and *gen.ClientWithResponses implement it.
+// Client is the one method of *gen.Client (and *gen.ClientWithResponses) a Poller uses.
 type Client interface {
 	GetRequestInfo(ctx context.Context, requestID string, reqEditors ...gen.RequestEditorFn) (*http.Response, error)
 }
 
-// Poller polls GET /request/info/{request_id}. It is safe for concurrent use;
-// its options are fixed by New.
+// Poller polls GET /request/info/{request_id}; it is safe for concurrent use.
 type Poller struct {
 	c    Client
 	cfg  config
@@ -34,8 +32,7 @@ type Poller struct {
 	mu   sync.Mutex    // serializes progress callbacks
 	rand func() float64
 
-	// The shared hold after a 429, 503 or refused connection: no poll
-	// before until, then one probe at a time; rounds == 0 when not holding.
+	// The shared hold after a 429, 503 or refused connection (rounds > 0).
 	holdMu  sync.Mutex
 	until   time.Time
 	rounds  int           // pressure answers in a row
@@ -43,8 +40,7 @@ type Poller struct {
 	moved   chan struct{} // closed when the hold moves or ends
 }
 
-// New returns a Poller that polls through c (a *gen.Client or
-// *gen.ClientWithResponses).
+// New returns a Poller that polls through c, with its options fixed.
 func New(c Client, opts ...Option) *Poller {
 	cfg := config{minInterval: DefaultMinInterval, maxInterval: DefaultMaxInterval, maxFailures: DefaultMaxFailures,
 		notFoundGrace: DefaultNotFoundGrace, concurrency: DefaultConcurrency}
@@ -55,10 +51,9 @@ func New(c Client, opts ...Option) *Poller {
 	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64, moved: make(chan struct{})}
 }
 
-// Reason says why a delay was chosen.
+// Reason says why a delay was chosen, or why polling is over (Next == 0).
 type Reason string
 
-// The reasons for a delay, and for the end of polling (Next == 0).
 const (
 	ReasonRetryAfter Reason = "retry-after"                         // the server's Retry-After, plus jitter
 	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithInterval's lower bound
@@ -70,10 +65,9 @@ const (
 	ReasonStopped    Reason = "stopped"                             // WaitAll under WithFailFast: another id failed; Err wraps ErrStopped
 )
 
-// Step is the outcome of one poll, for callers that schedule polls
-// themselves (a controller requeues after Next instead of sleeping). Pass the
-// previous Step back to the next call: it carries the counters that bound
-// transient failures and the 404 grace.
+// Step is the outcome of one poll, for a caller that requeues after Next
+// instead of sleeping. Pass it back to the next call: it carries the
+// counters that bound transient failures and the 404 grace.
 type Step struct {
 	RequestID string
 	Info      *gen.RequestInfoResponse // the last request info seen (this poll's or an earlier one's), nil if none
@@ -89,10 +83,9 @@ type Step struct {
 	floor time.Duration // the earliest Next may be: the server's hint or the minimum interval
 }
 
-// Update is what WithProgress reports after every poll, and once more when
-// ctx (or, in WaitAll, WithFailFast) ends a wait between polls. The last
-// Update of a wait has Next == 0 and Reason ReasonDone, ReasonContext or
-// ReasonStopped, with Err set unless the request COMPLETED.
+// Update is what WithProgress reports. The last Update of a wait has
+// Next == 0 and Reason ReasonDone, ReasonContext or ReasonStopped, with Err
+// set unless the request COMPLETED.
 type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet
@@ -105,10 +98,8 @@ type Update struct {
 }
 
 // Wait polls the request until it is COMPLETED (nil error) or FAILED (a
-// *FailedError), or until a permanent error or ctx ends the wait. It returns
-// the last request info seen in every case, nil if none was. A deadline
-// shortens the last delay, or ends the wait at once, as the package
-// documentation says.
+// *FailedError), or a permanent error or ctx ends the wait (see the package
+// documentation). It returns the last info seen, nil if none.
 func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoResponse, error) {
 	if err := checkID(requestID); err != nil {
 		return nil, err
@@ -117,9 +108,9 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 	return e.s.Info, e.err
 }
 
-// fitDeadline makes s's next poll come before ctx's deadline: it shortens
-// s.Next, never below s.floor, leaving a floor's worth of time for the poll
-// itself if it can; if even s.floor does not fit, it ends s.
+// fitDeadline shortens s.Next, never below s.floor, so that one more poll
+// comes before ctx's deadline (a floor's worth before it, if it can), or
+// ends s if even s.floor does not fit.
 func fitDeadline(ctx context.Context, s *Step) error {
 	dl, ok := ctx.Deadline()
 	switch left := time.Until(dl); {
@@ -132,14 +123,11 @@ func fitDeadline(ctx context.Context, s *Step) error {
 	return s.stop(ctx, ReasonContext, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
 }
 
-// Step polls the request once and says what to do next, without sleeping
-// (though it waits while the Poller holds its polls after a 429 or 503). A
-// nil error with Done == false means "poll again after Next"; a non-nil
-// error ends polling, as in Wait. prev is the Step returned by the previous
-// call for this id, or nil for the first; the returned Step is never nil.
-//
-// Unlike Wait, Step does not fit Next to ctx's deadline: a controller's ctx
-// bounds one reconcile, not the wait.
+// Step polls the request once, waiting only while the Poller holds its
+// polls, and returns a Step that is never nil. A nil error with Done ==
+// false means "poll again after Next"; a non-nil error ends polling, as in
+// Wait. prev is the previous call's Step for this id, or nil. Next is not
+// fitted to ctx's deadline: a controller's ctx bounds one reconcile.
 func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	if err := checkID(requestID); err != nil {
 		return &Step{RequestID: requestID, Reason: ReasonDone}, err
@@ -149,8 +137,7 @@ func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step,
 	return s, err
 }
 
-// step is Step without the progress report, for a valid id. A decoded
-// answer is used even if ctx ended meanwhile.
+// step is Step without the report. An answer is used even if ctx ended meanwhile.
 func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	s := &Step{RequestID: requestID, Started: time.Now()}
 	if prev != nil && prev.RequestID == requestID && !prev.Started.IsZero() {
@@ -208,8 +195,7 @@ func (p *Poller) schedule(s *Step, a answer) {
 	}
 }
 
-// jittered adds up to 25 % to d, never past the maximum interval, so
-// nothing overflows; a clamped hint gets none.
+// jittered adds up to 25 % to d, never past the maximum interval.
 func (p *Poller) jittered(d time.Duration, r Reason) time.Duration {
 	if r == ReasonClamped {
 		return d
@@ -227,8 +213,8 @@ type answer struct {
 	answered, probe     bool // an HTTP response came; the GET was the hold's probe
 }
 
-// get sends one GET /request/info/{id} once the concurrency bound lets it,
-// checks the answer with tensorpool.Check, and tells the hold how it went.
+// get sends one GET within the concurrency bound, checks the answer with
+// tensorpool.Check, and tells the hold how it went.
 func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	a.probe = probe
 	defer func() { p.release(a) }()
@@ -243,9 +229,7 @@ func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
 	var r *gen.GetRequestInfoResponse
 	switch {
-	case err != nil && resp != nil && resp.Body != nil:
-		_ = resp.Body.Close()
-	case err != nil:
+	case err != nil: // net/http's contract: no body to close
 	case resp == nil || resp.Body == nil:
 		a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
 		return a
@@ -274,9 +258,8 @@ func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	return a
 }
 
-// acquire waits until the hold lets a poll go: at once when not holding,
-// else after until, one probe at a time. It fails at once if ctx's deadline
-// comes before until.
+// acquire waits until the hold lets a poll go: after until, one probe at a
+// time. It fails at once if ctx's deadline comes before until.
 func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
 	for ctx.Err() == nil {
 		p.holdMu.Lock()
@@ -305,10 +288,9 @@ func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
 	return false, ctx.Err()
 }
 
-// release tells the hold how a poll went: pressure holds every poll until
-// the answer's Retry-After or, without one, a backoff shared by the Poller,
-// plus jitter; any other HTTP answer ends the hold. Only the first pressure
-// answer and the probes' raise the backoff.
+// release: pressure holds every poll until the answer's Retry-After or a
+// shared backoff (raised by the first pressure answer and by probes'), plus
+// jitter; any other HTTP answer ends the hold.
 func (p *Poller) release(a answer) {
 	p.holdMu.Lock()
 	defer p.holdMu.Unlock()
@@ -333,14 +315,13 @@ func (p *Poller) release(a answer) {
 	p.moved = make(chan struct{})
 }
 
-// report sends s, and the error that ended the wait if any, to the
-// progress callback.
+// report sends s, and the error ending the wait if any, to WithProgress.
 func (p *Poller) report(s *Step, err error) {
 	if p.cfg.progress == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cfg.progress(Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message(s.Info),
+	p.cfg.progress(Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message("", s.Info),
 		Next: s.Next, Reason: s.Reason, Err: cmp.Or(err, s.Err), Info: s.Info})
 }

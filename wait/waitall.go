@@ -11,19 +11,14 @@ import (
 	"github.com/tensorpool/tensorpool-go/gen"
 )
 
-// WaitAll waits for every request concurrently, for example the
-// request_ids of a storage attach, each polled exactly as Wait would poll
-// it alone. Entry i of the result is the last info seen for requestIDs[i]
-// (nil if none); the error joins the per-request errors in input order.
-// Duplicate ids are polled once; invalid ids fail the call before any
-// request. By default every request is waited for even if one fails; under
-// WithFailFast the first failure stops the others: polls in flight are
-// cancelled, and each id not waited for to the end gets an error wrapping
-// ErrStopped (not context.Canceled), naming it and its last status.
+// WaitAll waits for every request concurrently, each polled as Wait would
+// poll it alone; duplicates are polled once, and invalid ids fail the call
+// before any request. Entry i of the result is the last info seen for
+// requestIDs[i]; the error joins the per-request errors in input order.
+// Under WithFailFast the first failure stops the others with ErrStopped.
 //
-// WaitAll holds no goroutine per id: one scheduler keeps the ids in order
-// of their next poll and sends each when it is due, earliest first, with at
-// most the Poller's concurrency of polls (and goroutines) in flight, so
+// It holds no goroutine per id: a scheduler sends each id's poll when due,
+// earliest first, from at most the Poller's concurrency of goroutines, so
 // 10,000 ids cost 10,000 small records, not 10,000 stacks.
 func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.RequestInfoResponse, error) {
 	out := make([]*gen.RequestInfoResponse, len(requestIDs))
@@ -76,9 +71,7 @@ func (h *dueOrder) Pop() any {
 }
 
 // pollAll polls every id (all due now, in input order) until each has
-// ended, Done or with an error, and returns them with s and err filled in.
-// A fixed pool of workers sends the polls: the goroutines, like the polls
-// in flight, never exceed the Poller's concurrency.
+// ended, and returns them with s and err filled in.
 func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
