@@ -3,11 +3,10 @@
 // shows it in use; this documentation holds the exact schedule and every
 // failure case.
 //
-// A mutating call (cluster create, storage attach, ...) answers 202 with
-// request ids. Wait polls GET /request/info/{request_id} until the request
-// is COMPLETED (nil error) or FAILED (a *FailedError with the final info);
-// WaitAll waits for several ids at once; Step polls once and says when to
-// poll next, for controllers. The last info seen is always returned.
+// A mutating call answers 202 with request ids. Wait polls
+// GET /request/info/{request_id} until the request is COMPLETED (nil error)
+// or FAILED (a *FailedError); WaitAll waits for several ids at once; Step
+// polls once and says when to poll next. The last info seen is returned.
 //
 // # Schedule
 //
@@ -54,8 +53,8 @@
 //     and failure seen; an answer arriving as ctx ends is still used.
 //
 // Every answer goes through tensorpool.Check (one body cap, one media-type
-// rule, and the API key removed by tensorpool.NewClient's transport), and
-// server text in this package's errors and Updates is cleaned: control
-// characters escaped, 1 KiB per field, with a raw gen client too. Only the
-// GET is repeated, and the tensorpool transport sends each poll once.
+// rule; tensorpool.NewClient's transport removes the API key), and server
+// text in errors and Updates is cleaned (control characters escaped, 1 KiB
+// per field), with a raw gen client too. Only the GET is repeated, and only
+// by this package: the tensorpool transport sends each poll once.
 package wait

@@ -127,12 +127,14 @@ func checkID(id string) error {
 	return nil
 }
 
-// stop ends s for reason r with an error naming the id and what was seen
-// last. It wraps err (if nil, ctx's error, or ErrStopped while ctx lives)
-// and ctx's cause when that says more.
-func (s *Step) stop(ctx context.Context, r Reason, err error) error {
-	s.Next, s.Reason = 0, r
-	err = cmp.Or(err, ctx.Err(), ErrStopped)
+// stop ends s with an error naming the id and what was seen last. It wraps
+// err (ReasonContext) or, if nil, ctx's error (ReasonContext) or, while ctx
+// lives, ErrStopped (ReasonStopped); and ctx's cause when that says more.
+func (s *Step) stop(ctx context.Context, err error) error {
+	s.Next, s.Reason = 0, ReasonContext
+	if err = cmp.Or(err, ctx.Err()); err == nil {
+		err, s.Reason = ErrStopped, ReasonStopped
+	}
 	last := fmt.Sprintf("last status %s after %d polls", statusText(s.Status), s.Attempt)
 	if s.Err != nil {
 		last += fmt.Sprintf("; last transient error: %v", s.Err)

@@ -120,7 +120,7 @@ func fitDeadline(ctx context.Context, s *Step) error {
 		s.Next, s.Reason = max(s.floor, left-s.floor), ReasonTrimmed
 		return nil
 	}
-	return s.stop(ctx, ReasonContext, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
+	return s.stop(ctx, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
 }
 
 // Step polls the request once, waiting only while the Poller holds its
@@ -146,14 +146,14 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	probe, err := p.acquire(ctx)
 	if err != nil {
-		return s, s.stop(ctx, ReasonContext, err)
+		return s, s.stop(ctx, err)
 	}
 	s.Attempt++
 	a := p.get(ctx, requestID, probe)
 	var apiErr *tensorpool.APIError
 	switch {
 	case a.err != nil && ctx.Err() != nil:
-		return s, s.stop(ctx, ReasonContext, nil)
+		return s, s.stop(ctx, nil)
 	case a.err != nil && a.transient:
 		if s.Failures, s.Err = s.Failures+1, a.err; s.Failures >= p.cfg.maxFailures {
 			return s, &TransientError{RequestID: requestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
@@ -179,7 +179,7 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 			}
 		}
 		if ctx.Err() != nil {
-			return s, s.stop(ctx, ReasonContext, nil)
+			return s, s.stop(ctx, nil)
 		}
 	}
 	p.schedule(s, a)
@@ -210,14 +210,13 @@ type answer struct {
 	hasHint             bool
 	err                 error
 	transient, pressure bool // err may not recur; err is news about the server's load
-	answered, probe     bool // an HTTP response came; the GET was the hold's probe
+	answered            bool // an HTTP response came
 }
 
 // get sends one GET within the concurrency bound, checks the answer with
 // tensorpool.Check, and tells the hold how it went.
 func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
-	a.probe = probe
-	defer func() { p.release(a) }()
+	defer func() { p.release(a, probe) }()
 	select {
 	case p.sem <- struct{}{}:
 		defer func() { <-p.sem }()
@@ -291,15 +290,13 @@ func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
 // release: pressure holds every poll until the answer's Retry-After or a
 // shared backoff (raised by the first pressure answer and by probes'), plus
 // jitter; any other HTTP answer ends the hold.
-func (p *Poller) release(a answer) {
+func (p *Poller) release(a answer, probe bool) {
 	p.holdMu.Lock()
 	defer p.holdMu.Unlock()
-	if a.probe {
-		p.probing = false
-	}
+	p.probing = p.probing && !probe
 	switch {
 	case a.pressure:
-		if a.probe || p.rounds == 0 {
+		if probe || p.rounds == 0 {
 			p.rounds++
 		}
 		base, r := p.cfg.delay(a.hint, a.hasHint, p.rounds)
@@ -308,7 +305,7 @@ func (p *Poller) release(a answer) {
 		}
 	case a.answered && p.rounds > 0:
 		p.rounds = 0
-	case !a.probe:
+	case !probe:
 		return
 	}
 	close(p.moved)

@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"errors"
@@ -58,10 +59,7 @@ type dueOrder []*pending
 func (h dueOrder) Len() int      { return len(h) }
 func (h dueOrder) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
 func (h dueOrder) Less(a, b int) bool {
-	if c := h[a].due.Compare(h[b].due); c != 0 {
-		return c < 0
-	}
-	return h[a].i < h[b].i
+	return cmp.Or(h[a].due.Compare(h[b].due), cmp.Compare(h[a].i, h[b].i)) < 0
 }
 func (h *dueOrder) Push(x any) { *h = append(*h, x.(*pending)) }
 func (h *dueOrder) Pop() any {
@@ -87,7 +85,7 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 				e.s, e.err = p.step(ctx, e.s.RequestID, e.s)
 				switch {
 				case e.s.Reason == ReasonContext && ctx.Err() != nil && parent.Err() == nil: // WithFailFast cancelled ctx
-					e.err = e.s.stop(parent, ReasonStopped, nil)
+					e.err = e.s.stop(parent, nil)
 				case e.err == nil && !e.s.Done:
 					e.err = fitDeadline(ctx, e.s)
 				}
@@ -129,11 +127,7 @@ loop:
 		}
 	}
 	for _, e := range queue { // never polled again: ctx ended, or WithFailFast
-		r := ReasonStopped
-		if parent.Err() != nil {
-			r = ReasonContext
-		}
-		e.err = e.s.stop(parent, r, nil)
+		e.err = e.s.stop(parent, nil)
 		p.report(e.s, e.err)
 	}
 	return all
