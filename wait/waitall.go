@@ -15,8 +15,8 @@ import (
 // WaitAll waits for every request concurrently, each polled as Wait would
 // poll it alone; duplicates are polled once, and invalid ids fail the call
 // before any request. Entry i of the result is the last info seen for
-// requestIDs[i]; the error joins the per-request errors in input order.
-// Under WithFailFast the first failure stops the others with ErrStopped.
+// requestIDs[i] (nil if none); the error joins the per-request errors in
+// input order. Each is waited for to the end unless WithFailFast.
 //
 // It holds no goroutine per id: a scheduler sends each id's poll when due,
 // earliest first, from at most the Poller's concurrency of goroutines, so
