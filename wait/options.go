@@ -80,24 +80,27 @@ func WithFailFast() Option { return func(c *config) { c.failFast = true } }
 // count. n < 1 is ignored.
 func WithConcurrency(n int) Option { return func(c *config) { set(&c.concurrency, n, 1) } }
 
-// delay is the delay before the next poll, before jitter, and why: the
-// server's hint within the bounds; without one, the CLI's 2 s or, after n
-// failures in a row, a backoff from the minimum interval up to 30 s. No
-// value overflows.
-func (c *config) delay(hint time.Duration, hasHint bool, n int) (time.Duration, Reason) {
+// delay is the delay before the next poll, with jitter, and base, the same
+// before jitter, and why: the server's hint within the bounds (no jitter
+// when clamped); without one, the CLI's 2 s or, after n failures in a row,
+// a backoff from the minimum interval up to 30 s. No value overflows.
+func (p *Poller) delay(a answer, n int) (next, base time.Duration, r Reason) {
+	c := &p.cfg
 	switch {
-	case hasHint && hint > c.maxInterval:
-		return c.maxInterval, ReasonClamped
-	case hasHint && hint < c.minInterval:
-		return c.minInterval, ReasonRaised
-	case hasHint:
-		return hint, ReasonRetryAfter
+	case a.hasHint && a.hint > c.maxInterval:
+		return c.maxInterval, c.maxInterval, ReasonClamped
+	case a.hasHint && a.hint < c.minInterval:
+		base, r = c.minInterval, ReasonRaised
+	case a.hasHint:
+		base, r = a.hint, ReasonRetryAfter
 	case n == 0:
-		return min(max(noHint, c.minInterval), c.maxInterval), ReasonBackoff
+		base, r = min(max(noHint, c.minInterval), c.maxInterval), ReasonBackoff
+	default:
+		base, r = c.minInterval, ReasonBackoff
+		for ; n > 1 && base < maxBackoff; n-- {
+			base *= 2 // base < 30 s: cannot overflow
+		}
+		base = min(base, max(maxBackoff, c.minInterval), c.maxInterval)
 	}
-	d := c.minInterval
-	for ; n > 1 && d < maxBackoff; n-- {
-		d *= 2 // d < 30 s: cannot overflow
-	}
-	return min(d, max(maxBackoff, c.minInterval), c.maxInterval), ReasonBackoff
+	return base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base), base, r
 }

@@ -186,21 +186,12 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	return s, nil
 }
 
-// schedule sets s.Next: config.delay plus jitter.
+// schedule sets s.Next, s.Reason and s.floor.
 func (p *Poller) schedule(s *Step, a answer) {
-	base, r := p.cfg.delay(a.hint, a.hasHint, s.Failures)
-	s.Next, s.Reason, s.floor = p.jittered(base, r), r, base
+	s.Next, s.floor, s.Reason = p.delay(a, s.Failures)
 	if !a.hasHint {
 		s.floor = p.cfg.minInterval
 	}
-}
-
-// jittered adds up to 25 % to d, never past the maximum interval.
-func (p *Poller) jittered(d time.Duration, r Reason) time.Duration {
-	if r == ReasonClamped {
-		return d
-	}
-	return d + min(time.Duration(p.rand()*jitter*float64(d)), p.cfg.maxInterval-d)
 }
 
 // answer is the outcome of one GET.
@@ -299,8 +290,8 @@ func (p *Poller) release(a answer, probe bool) {
 		if probe || p.rounds == 0 {
 			p.rounds++
 		}
-		base, r := p.cfg.delay(a.hint, a.hasHint, p.rounds)
-		if until := time.Now().Add(p.jittered(base, r)); until.After(p.until) {
+		next, _, _ := p.delay(a, p.rounds)
+		if until := time.Now().Add(next); until.After(p.until) {
 			p.until = until
 		}
 	case a.answered && p.rounds > 0:
