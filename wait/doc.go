@@ -3,11 +3,10 @@
 // shows it in use; this documentation holds the exact schedule and every
 // failure case.
 //
-// A mutating call (cluster create, storage attach, ...) answers 202 with
-// request ids. Wait polls GET /request/info/{request_id} until the request
-// is COMPLETED (nil error) or FAILED (a *FailedError with the final info);
-// WaitAll waits for several ids at once; Step polls once and says when to
-// poll next, for controllers. The last info seen is always returned.
+// A mutating call answers 202 with request ids. Wait polls
+// GET /request/info/{request_id} until the request is COMPLETED (nil error)
+// or FAILED (a *FailedError); WaitAll waits for several ids at once; Step
+// polls once and says when to poll next. The last info seen is returned.
 //
 // # Schedule
 //
@@ -26,13 +25,13 @@
 // one request: every poll of the Poller (all its Wait, WaitAll and Step
 // calls) holds until that answer's Retry-After, or without one a backoff
 // shared by the Poller, has passed; then one poll at a time probes, and the
-// first other answer (a success, typically) releases the hold. At most 8
-// polls are in flight at once (WithConcurrency).
+// first other answer releases the hold. At most 8 polls are in flight at
+// once (WithConcurrency).
 //
 // If ctx's deadline comes before the next poll is due, the delay is
 // shortened so that one more poll comes before it, never earlier than the
 // Retry-After (or the minimum interval); if even that, or the end of the
-// Poller's hold, does not fit, Wait returns at once with an error wrapping
+// Poller's hold, does not fit, the wait ends at once with an error wrapping
 // context.DeadlineExceeded.
 //
 // # Failures
@@ -53,12 +52,9 @@
 //   - When ctx ends, the error wraps ctx's error and names the last status
 //     and failure seen; an answer arriving as ctx ends is still used.
 //
-// Every answer goes through tensorpool.Check: one body cap, one media-type
-// rule, and the API key removed by tensorpool.NewClient's transport. Server
-// text in this package's errors and Updates is also cleaned (control
-// characters escaped, 1 KiB per field), with a raw gen client too. Only the
-// GET is retried, and the tensorpool transport sends each poll once.
-//
-// WaitAll holds no goroutine per id: one scheduler and at most the
-// concurrency bound of workers, so 10,000 ids cost a small record each.
+// Every answer goes through tensorpool.Check (one body cap, one media-type
+// rule; tensorpool.NewClient's transport removes the API key), and server
+// text in errors and Updates is cleaned (control characters escaped, 1 KiB
+// per field), with a raw gen client too. Only the GET is repeated, and only
+// by this package: the tensorpool transport sends each poll once.
 package wait

@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,20 +17,18 @@ var (
 	// ErrUnknownStatus matches (errors.Is) every *UnknownStatusError.
 	ErrUnknownStatus = errors.New("wait: unknown request status")
 	// ErrStopped is wrapped by WaitAll's error for an id it stopped waiting
-	// for because another failed under WithFailFast. It does not wrap
-	// context.Canceled: that error means the caller's ctx ended.
+	// for because another failed under WithFailFast; context.Canceled would
+	// mean the caller's ctx ended.
 	ErrStopped = errors.New("stopped after another request failed")
-	// ErrBrokenClient is wrapped by the error for a Client that breaks the
-	// net/http contract: a nil *http.Response, or a nil Body, with a nil
-	// error. It ends the wait at once.
+	// ErrBrokenClient is wrapped by the error for a Client that returned a
+	// nil *http.Response, or a nil Body, with a nil error; it ends the wait.
 	ErrBrokenClient = errors.New("broken Client")
 	// ErrInvalidRequestID is wrapped by the error, returned before any
-	// request, for an id that is empty or could address another route: ".",
-	// "..", or anything containing '/', '\\' or a control character.
+	// request, for an id that could address another route: "", ".", "..",
+	// or one containing '/', '\\' or a control character.
 	ErrInvalidRequestID = errors.New("wait: invalid request id")
-	// ErrWrongRequest is wrapped by the error for an answer whose request_id
-	// is not the id asked for (a broken server or proxy): transient, so a
-	// *TransientError wraps it after WithMaxFailures of them in a row.
+	// ErrWrongRequest is wrapped by the (transient) error for an answer whose
+	// request_id is not the id asked for: a broken server or proxy.
 	ErrWrongRequest = errors.New("wait: the answer is for another request")
 )
 
@@ -45,19 +44,19 @@ func (e *FailedError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrFailed.Error()
 	}
-	return withMessage(fmt.Sprintf("wait: request %q (%s) failed", servertext.Clean(e.Info.RequestID),
-		servertext.Clean(string(e.Info.RequestType))), e.Info)
+	return fmt.Sprintf("wait: request %q (%s) failed", servertext.Clean(e.Info.RequestID),
+		servertext.Clean(string(e.Info.RequestType))) + message(": ", e.Info)
 }
 
 // Is reports whether target is ErrFailed.
 func (e *FailedError) Is(target error) bool { return target == ErrFailed }
 
-// TransientError reports that polling gave up after Failures consecutive
-// transient failures (see the package documentation). It unwraps to the
-// last one: a *tensorpool.APIError when that was an HTTP status.
+// TransientError reports that polling gave up after Failures transient
+// failures in a row. It unwraps to the last one: a *tensorpool.APIError
+// when that was an HTTP status.
 type TransientError struct {
 	RequestID  string            // the id being polled
-	Failures   int               // consecutive transient failures, the last included (WithMaxFailures)
+	Failures   int               // transient failures in a row, the last included (WithMaxFailures)
 	LastStatus gen.RequestStatus // the last status seen before them, or ""
 	Err        error             // the last failure
 }
@@ -94,25 +93,20 @@ func (e *UnknownStatusError) Error() string {
 	if e == nil || e.Info == nil {
 		return ErrUnknownStatus.Error()
 	}
-	return withMessage(fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, servertext.Clean(string(e.Info.Status)), e.RequestID), e.Info)
+	return fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, servertext.Clean(string(e.Info.Status)), e.RequestID) +
+		message(": ", e.Info)
 }
 
 // Is reports whether target is ErrUnknownStatus.
 func (e *UnknownStatusError) Is(target error) bool { return target == ErrUnknownStatus }
 
-// message is the server's external_message, cleaned for printing.
-func message(info *gen.RequestInfoResponse) string {
-	if info == nil || info.ExternalMessage == nil {
+// message is the server's external_message, cleaned for printing, after
+// sep; "" if there is none.
+func message(sep string, info *gen.RequestInfoResponse) string {
+	if info == nil || info.ExternalMessage == nil || *info.ExternalMessage == "" {
 		return ""
 	}
-	return servertext.Clean(*info.ExternalMessage)
-}
-
-func withMessage(s string, info *gen.RequestInfoResponse) string {
-	if m := message(info); m != "" {
-		return s + ": " + m
-	}
-	return s
+	return sep + servertext.Clean(*info.ExternalMessage)
 }
 
 func statusText(s gen.RequestStatus) string {
@@ -133,25 +127,20 @@ func checkID(id string) error {
 	return nil
 }
 
-// endError is the error of a wait that ctx or, while ctx lives,
-// WithFailFast ended: it wraps ctx.Err() and a distinct context.Cause, or
-// ErrStopped, and names the last status and failure seen.
-func endError(ctx context.Context, s *Step) error {
-	err, cause := ctx.Err(), context.Cause(ctx)
-	if err == nil {
-		err = ErrStopped
+// stop ends s with an error naming the id and what was seen last. It wraps
+// err (ReasonContext) or, if nil, ctx's error (ReasonContext) or, while ctx
+// lives, ErrStopped (ReasonStopped); and ctx's cause when that says more.
+func (s *Step) stop(ctx context.Context, err error) error {
+	s.Next, s.Reason = 0, ReasonContext
+	if err = cmp.Or(err, ctx.Err()); err == nil {
+		err, s.Reason = ErrStopped, ReasonStopped
 	}
-	if cause == nil || cause == err {
-		return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, err, s.summary())
-	}
-	return fmt.Errorf("wait: request %q: %w: %w (%s)", s.RequestID, err, cause, s.summary())
-}
-
-// summary is the "last seen" tail of timeout and cancellation errors.
-func (s *Step) summary() string {
-	out := fmt.Sprintf("last status %s after %d polls", statusText(s.Status), s.Attempt)
+	last := fmt.Sprintf("last status %s after %d polls", statusText(s.Status), s.Attempt)
 	if s.Err != nil {
-		out += fmt.Sprintf("; last transient error: %v", s.Err)
+		last += fmt.Sprintf("; last transient error: %v", s.Err)
 	}
-	return out
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+		return fmt.Errorf("wait: request %q: %w: %w (%s)", s.RequestID, err, cause, last)
+	}
+	return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, err, last)
 }

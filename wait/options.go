@@ -21,106 +21,86 @@ const (
 type Option func(*config)
 
 type config struct {
-	minInterval, maxInterval time.Duration
-	maxFailures              int
-	notFoundGrace            time.Duration
-	concurrency              int
-	unknownRunning, failFast bool
-	progress                 func(Update)
+	minInterval, maxInterval, notFoundGrace time.Duration
+	maxFailures, concurrency                int
+	unknownRunning, failFast                bool
+	progress                                func(Update)
+}
+
+// set stores v in *dst unless v is below lo: options ignore values out of range.
+func set[T int | time.Duration](dst *T, v, lo T) {
+	if v >= lo {
+		*dst = v
+	}
 }
 
 // WithInterval bounds the time between two polls of one request (default
 // 1 s to 10 min). A Retry-After below lo, 0 and dates in the past included,
 // is raised to lo; one above hi is clamped to hi: the one case in which a
 // poll comes earlier than the server asked, and Update.Reason says so. The
-// delays chosen without a Retry-After (2 s after an answer, a backoff from
-// lo up to 30 s after failures) stay within the bounds too. A bound <= 0
-// keeps its default; hi below lo is raised to lo.
+// delays chosen without a Retry-After stay within the bounds too. A bound
+// <= 0 keeps its default; hi below lo is raised to lo.
 func WithInterval(lo, hi time.Duration) Option {
 	return func(c *config) {
-		if lo > 0 {
-			c.minInterval = lo
-		}
-		if hi > 0 {
-			c.maxInterval = hi
-		}
+		set(&c.minInterval, lo, 1)
+		set(&c.maxInterval, hi, 1)
 	}
 }
 
 // WithProgress calls f after every poll, and once more when ctx (or
-// WithFailFast) ends a wait between polls (see Update). One Poller's calls
-// are serialized, under its lock: f need not be safe for concurrent use,
-// should return quickly, and must not call the same Poller (that
-// deadlocks).
-func WithProgress(f func(Update)) Option {
-	return func(c *config) { c.progress = f }
-}
+// WithFailFast) ends a wait between polls. One Poller's calls are
+// serialized under its lock: f need not be safe for concurrent use, should
+// return quickly, and must not call the same Poller (that deadlocks).
+func WithProgress(f func(Update)) Option { return func(c *config) { c.progress = f } }
 
-// WithMaxFailures sets how many consecutive transient failures end a wait
-// with a *TransientError (default 5: the 5th failure in a row is returned).
-// Any successful poll resets the count. n < 1 is ignored.
-func WithMaxFailures(n int) Option {
-	return func(c *config) {
-		if n >= 1 {
-			c.maxFailures = n
-		}
-	}
-}
+// WithMaxFailures sets how many transient failures in a row end a wait with
+// a *TransientError (default 5); a successful poll resets the count. n < 1
+// is ignored.
+func WithMaxFailures(n int) Option { return func(c *config) { set(&c.maxFailures, n, 1) } }
 
-// WithNotFoundGrace sets how long after the first poll a 404 is still taken
-// for "not visible yet" and polled again (default 10 s). Once the grace has
-// passed, or after the request has been seen once, 404 fails the wait.
-// d < 0 is ignored; 0 disables the grace.
+// WithNotFoundGrace sets how long after the first poll a 404 still means
+// "not visible yet" (default 10 s); after it, or once the request was seen,
+// 404 fails the wait. 0 disables the grace; d < 0 is ignored.
 func WithNotFoundGrace(d time.Duration) Option {
-	return func(c *config) {
-		if d >= 0 {
-			c.notFoundGrace = d
-		}
-	}
+	return func(c *config) { set(&c.notFoundGrace, d, 0) }
 }
 
 // WithUnknownStatusAsRunning treats a status outside the spec's enum as
-// still running instead of ending the wait with ErrUnknownStatus: for a
-// server that may grow new statuses first. The wait then relies on ctx.
-func WithUnknownStatusAsRunning() Option {
-	return func(c *config) { c.unknownRunning = true }
-}
+// still running instead of failing with ErrUnknownStatus, for a server that
+// may grow new statuses first. The wait then relies on ctx.
+func WithUnknownStatusAsRunning() Option { return func(c *config) { c.unknownRunning = true } }
 
 // WithFailFast makes WaitAll stop waiting for the others as soon as one
 // wait fails (ctx ending is not such a failure): their polls in flight are
 // cancelled, and each gets an error wrapping ErrStopped.
-func WithFailFast() Option {
-	return func(c *config) { c.failFast = true }
-}
+func WithFailFast() Option { return func(c *config) { c.failFast = true } }
 
-// WithConcurrency bounds the poll requests one Poller has in flight at once,
-// across all its Wait, WaitAll and Step calls (default 8). Waiting between
-// polls does not count. n < 1 is ignored.
-func WithConcurrency(n int) Option {
-	return func(c *config) {
-		if n >= 1 {
-			c.concurrency = n
-		}
-	}
-}
+// WithConcurrency bounds the polls one Poller has in flight, across all its
+// Wait, WaitAll and Step calls (default 8); waiting between polls does not
+// count. n < 1 is ignored.
+func WithConcurrency(n int) Option { return func(c *config) { set(&c.concurrency, n, 1) } }
 
-// delay is the delay before the next poll, before jitter, and why: the
-// server's hint within the interval bounds; without one, the backoff after
-// n failures in a row or, with none, the CLI's 2 s. No value overflows.
-func (c *config) delay(hint time.Duration, hasHint bool, n int) (time.Duration, Reason) {
+// delay is the delay before the next poll, with jitter, and base, the same
+// before jitter, and why: the server's hint within the bounds (no jitter
+// when clamped); without one, the CLI's 2 s or, after n failures in a row,
+// a backoff from the minimum interval up to 30 s. No value overflows.
+func (p *Poller) delay(a answer, n int) (next, base time.Duration, r Reason) {
+	c := &p.cfg
 	switch {
-	case hasHint && hint > c.maxInterval:
-		return c.maxInterval, ReasonClamped
-	case hasHint && hint < c.minInterval:
-		return c.minInterval, ReasonRaised
-	case hasHint:
-		return hint, ReasonRetryAfter
+	case a.hasHint && a.hint > c.maxInterval:
+		return c.maxInterval, c.maxInterval, ReasonClamped
+	case a.hasHint && a.hint < c.minInterval:
+		base, r = c.minInterval, ReasonRaised
+	case a.hasHint:
+		base, r = a.hint, ReasonRetryAfter
 	case n == 0:
-		return min(max(noHint, c.minInterval), c.maxInterval), ReasonBackoff
+		base, r = min(max(noHint, c.minInterval), c.maxInterval), ReasonBackoff
+	default:
+		base, r = c.minInterval, ReasonBackoff
+		for ; n > 1 && base < maxBackoff; n-- {
+			base *= 2 // base < 30 s: cannot overflow
+		}
+		base = min(base, max(maxBackoff, c.minInterval), c.maxInterval)
 	}
-	d := c.minInterval
-	for ; n > 1 && d < maxBackoff; n-- {
-		d *= 2 // d < 30 s: cannot overflow
-	}
-	return min(d, max(maxBackoff, c.minInterval), c.maxInterval), ReasonBackoff
+	return base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base), base, r
 }

@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,32 +19,28 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// Client is the one method of the generated client a Poller uses. Both
-// *gen.Client and *gen.ClientWithResponses implement it.
+// Client is the one method of *gen.Client (and *gen.ClientWithResponses) a Poller uses.
 type Client interface {
 	GetRequestInfo(ctx context.Context, requestID string, reqEditors ...gen.RequestEditorFn) (*http.Response, error)
 }
 
-// Poller polls GET /request/info/{request_id}. It is safe for concurrent use;
-// its options are fixed by New.
+// Poller polls GET /request/info/{request_id}; it is safe for concurrent use.
 type Poller struct {
 	c    Client
 	cfg  config
-	sem  chan struct{} // bounds in-flight poll requests
-	mu   sync.Mutex    // serializes progress callbacks; held while one runs
+	sem  chan struct{} // bounds the polls in flight
+	mu   sync.Mutex    // serializes progress callbacks
 	rand func() float64
 
-	// The shared hold after a 429, 503 or refused connection: no poll
-	// before until, then one probe at a time; rounds == 0 when not holding.
+	// The shared hold after a 429, 503 or refused connection (rounds > 0).
 	holdMu  sync.Mutex
 	until   time.Time
-	rounds  int           // pressure answers to probes in a row
+	rounds  int           // pressure answers in a row
 	probing bool          // a probe is in flight
 	moved   chan struct{} // closed when the hold moves or ends
 }
 
-// New returns a Poller that polls through c (a *gen.Client or
-// *gen.ClientWithResponses).
+// New returns a Poller that polls through c, with its options fixed.
 func New(c Client, opts ...Option) *Poller {
 	cfg := config{minInterval: DefaultMinInterval, maxInterval: DefaultMaxInterval, maxFailures: DefaultMaxFailures,
 		notFoundGrace: DefaultNotFoundGrace, concurrency: DefaultConcurrency}
@@ -51,28 +48,26 @@ func New(c Client, opts ...Option) *Poller {
 		o(&cfg)
 	}
 	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
-	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64}
+	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64, moved: make(chan struct{})}
 }
 
-// Reason says why a delay was chosen.
+// Reason says why a delay was chosen, or why polling is over (Next == 0).
 type Reason string
 
-// The reasons for a delay, and for the end of polling (Next == 0).
 const (
 	ReasonRetryAfter Reason = "retry-after"                         // the server's Retry-After, plus jitter
 	ReasonRaised     Reason = "retry-after raised to min interval"  // the hint was below WithInterval's lower bound
 	ReasonClamped    Reason = "retry-after clamped to max interval" // the hint was above WithInterval's upper bound
 	ReasonBackoff    Reason = "backoff"                             // no usable Retry-After: 2 s, or backoff after failures, plus jitter
-	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll), never below the hint or the min interval
+	ReasonTrimmed    Reason = "trimmed to the deadline"             // shortened to poll before ctx's deadline (Wait, WaitAll)
 	ReasonDone       Reason = "done"                                // a terminal status, or an error from a poll
-	ReasonContext    Reason = "context ended"                       // ctx was cancelled or expired, or its deadline comes before the next poll may: Err wraps ctx's error
+	ReasonContext    Reason = "context ended"                       // ctx ended, or its deadline comes before the next poll may: Err wraps ctx's error
 	ReasonStopped    Reason = "stopped"                             // WaitAll under WithFailFast: another id failed; Err wraps ErrStopped
 )
 
-// Step is the outcome of one poll, for callers that schedule polls
-// themselves (a controller requeues after Next instead of sleeping). Pass the
-// previous Step back to the next call: it carries the counters that bound
-// transient failures and the 404 grace.
+// Step is the outcome of one poll, for a caller that requeues after Next
+// instead of sleeping. Pass it back to the next call: it carries the
+// counters that bound transient failures and the 404 grace.
 type Step struct {
 	RequestID string
 	Info      *gen.RequestInfoResponse // the last request info seen (this poll's or an earlier one's), nil if none
@@ -88,10 +83,9 @@ type Step struct {
 	floor time.Duration // the earliest Next may be: the server's hint or the minimum interval
 }
 
-// Update is what WithProgress reports after every poll, and once more when
-// ctx (or, in WaitAll, WithFailFast) ends a wait between polls. The last
-// Update of a wait has Next == 0 and Reason ReasonDone, ReasonContext or
-// ReasonStopped, with Err set unless the request COMPLETED.
+// Update is what WithProgress reports. The last Update of a wait has
+// Next == 0 and Reason ReasonDone, ReasonContext or ReasonStopped, with Err
+// set unless the request COMPLETED.
 type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet
@@ -104,14 +98,8 @@ type Update struct {
 }
 
 // Wait polls the request until it is COMPLETED (nil error) or FAILED (a
-// *FailedError), or until a permanent error or ctx ends the wait. It returns
-// the last request info seen in every case, nil if none was. The first poll
-// is sent at once.
-//
-// If ctx has a deadline, a delay that would end after it is shortened, but
-// never below what the server asked for (or the minimum interval); when
-// even that does not fit, Wait returns at once with an error wrapping
-// context.DeadlineExceeded instead of sleeping only to time out.
+// *FailedError), or a permanent error or ctx ends the wait (see the package
+// documentation). It returns the last info seen, nil if none.
 func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoResponse, error) {
 	if err := checkID(requestID); err != nil {
 		return nil, err
@@ -120,10 +108,9 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 	return e.s.Info, e.err
 }
 
-// fitDeadline makes s's next poll come before ctx's deadline: it shortens
-// s.Next, never below s.floor, leaving a floor's worth of time for the poll
-// itself if it can; if even s.floor does not fit, it ends s with an error
-// wrapping context.DeadlineExceeded.
+// fitDeadline shortens s.Next, never below s.floor, so that one more poll
+// comes before ctx's deadline (a floor's worth before it, if it can), or
+// ends s if even s.floor does not fit.
 func fitDeadline(ctx context.Context, s *Step) error {
 	dl, ok := ctx.Deadline()
 	switch left := time.Until(dl); {
@@ -133,21 +120,14 @@ func fitDeadline(ctx context.Context, s *Step) error {
 		s.Next, s.Reason = max(s.floor, left-s.floor), ReasonTrimmed
 		return nil
 	}
-	return s.end(ReasonContext, fmt.Errorf("wait: request %q: %w: next poll due in %v at the earliest, after the deadline (%s)",
-		s.RequestID, context.DeadlineExceeded, s.floor, s.summary()))
+	return s.stop(ctx, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
 }
 
-// Step polls the request once and says what to do next, without sleeping
-// (though it waits while the Poller holds its polls after a 429 or 503). A
-// nil error with Done == false means "poll again after Next". A non-nil
-// error ends polling: *FailedError (with Done), *TransientError,
-// *UnknownStatusError, an error wrapping *tensorpool.APIError,
-// ErrBrokenClient or the Client's permanent error, ErrInvalidRequestID, or
-// ctx's error. The returned Step is never nil. prev is the Step returned by
-// the previous call for this id, or nil for the first.
-//
-// Unlike Wait, Step does not fit Next to ctx's deadline: a controller's ctx
-// bounds one reconcile, not the wait.
+// Step polls the request once, waiting only while the Poller holds its
+// polls, and returns a Step that is never nil. A nil error with Done ==
+// false means "poll again after Next"; a non-nil error ends polling, as in
+// Wait. prev is the previous call's Step for this id, or nil. Next is not
+// fitted to ctx's deadline: a controller's ctx bounds one reconcile.
 func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	if err := checkID(requestID); err != nil {
 		return &Step{RequestID: requestID, Reason: ReasonDone}, err
@@ -157,9 +137,7 @@ func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step,
 	return s, err
 }
 
-// step is Step without the progress report, for a valid id. A decoded
-// answer is used even if ctx ended meanwhile; a failed GET is reported as
-// ctx's error if ctx has ended.
+// step is Step without the report. An answer is used even if ctx ended meanwhile.
 func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	s := &Step{RequestID: requestID, Started: time.Now()}
 	if prev != nil && prev.RequestID == requestID && !prev.Started.IsZero() {
@@ -167,74 +145,53 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	}
 	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
 	probe, err := p.acquire(ctx)
-	switch {
-	case ctx.Err() != nil:
-		return s, s.end(ReasonContext, endError(ctx, s))
-	case err != nil:
-		return s, s.end(ReasonContext, fmt.Errorf("wait: request %q: %w: the Poller holds its polls until after it, after a 429, a 503 or a refused connection (%s)",
-			requestID, err, s.summary()))
+	if err != nil {
+		return s, s.stop(ctx, err)
 	}
 	s.Attempt++
 	a := p.get(ctx, requestID, probe)
 	var apiErr *tensorpool.APIError
 	switch {
 	case a.err != nil && ctx.Err() != nil:
-		return s, s.end(ReasonContext, endError(ctx, s))
+		return s, s.stop(ctx, nil)
 	case a.err != nil && a.transient:
 		if s.Failures, s.Err = s.Failures+1, a.err; s.Failures >= p.cfg.maxFailures {
 			return s, &TransientError{RequestID: requestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
 		}
-		return s, p.schedule(s, a)
 	case errors.As(a.err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
 		s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
-		s.Err = a.err // not visible yet: does not count as a failure
-		return s, p.schedule(s, a)
+		s.Err = a.err // not visible yet: not a failure
 	case a.err != nil:
 		return s, fmt.Errorf("wait: request %q: %w", requestID, a.err)
-	}
-	s.Failures, s.Info, s.Status = 0, a.info, a.info.Status
-	switch a.info.Status {
-	case gen.RequestStatusCOMPLETED:
-		s.Done = true
-		return s, nil
-	case gen.RequestStatusFAILED:
-		s.Done = true
-		return s, &FailedError{Info: a.info}
-	case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
 	default:
-		if !p.cfg.unknownRunning {
-			return s, &UnknownStatusError{RequestID: requestID, Info: a.info}
+		s.Failures, s.Info, s.Status = 0, a.info, a.info.Status
+		switch a.info.Status {
+		case gen.RequestStatusCOMPLETED:
+			s.Done = true
+			return s, nil
+		case gen.RequestStatusFAILED:
+			s.Done = true
+			return s, &FailedError{Info: a.info}
+		case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
+		default:
+			if !p.cfg.unknownRunning {
+				return s, &UnknownStatusError{RequestID: requestID, Info: a.info}
+			}
+		}
+		if ctx.Err() != nil {
+			return s, s.stop(ctx, nil)
 		}
 	}
-	if ctx.Err() != nil {
-		return s, s.end(ReasonContext, endError(ctx, s))
-	}
-	return s, p.schedule(s, a)
+	p.schedule(s, a)
+	return s, nil
 }
 
-// end marks s as over for reason r and returns err.
-func (s *Step) end(r Reason, err error) error {
-	s.Next, s.Reason = 0, r
-	return err
-}
-
-// schedule sets s.Next: config.delay plus jitter. It returns nil.
-func (p *Poller) schedule(s *Step, a answer) error {
-	base, r := p.cfg.delay(a.hint, a.hasHint, s.Failures)
-	s.Next, s.Reason, s.floor = p.jittered(base, r), r, base
+// schedule sets s.Next, s.Reason and s.floor.
+func (p *Poller) schedule(s *Step, a answer) {
+	s.Next, s.floor, s.Reason = p.delay(a, s.Failures)
 	if !a.hasHint {
 		s.floor = p.cfg.minInterval
 	}
-	return nil
-}
-
-// jittered adds up to 25 % to d (at most the maximum interval), never past
-// the maximum interval, so nothing overflows; a clamped hint gets none.
-func (p *Poller) jittered(d time.Duration, r Reason) time.Duration {
-	if r == ReasonClamped {
-		return d
-	}
-	return d + min(time.Duration(p.rand()*jitter*float64(d)), p.cfg.maxInterval-d)
 }
 
 // answer is the outcome of one GET.
@@ -244,15 +201,13 @@ type answer struct {
 	hasHint             bool
 	err                 error
 	transient, pressure bool // err may not recur; err is news about the server's load
-	answered, probe     bool // an HTTP response came; the GET was the hold's probe
+	answered            bool // an HTTP response came
 }
 
-// get sends one GET /request/info/{id}, let through the hold (as its probe
-// if probe) once the concurrency bound lets it, and checks the answer with
-// tensorpool.Check.
+// get sends one GET within the concurrency bound, checks the answer with
+// tensorpool.Check, and tells the hold how it went.
 func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
-	a.probe = probe
-	defer func() { p.release(a) }()
+	defer func() { p.release(a, probe) }()
 	select {
 	case p.sem <- struct{}{}:
 		defer func() { <-p.sem }()
@@ -262,27 +217,25 @@ func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	}
 	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
+	var r *gen.GetRequestInfoResponse
 	switch {
-	case err != nil:
-		if resp != nil && resp.Body != nil {
-			_ = resp.Body.Close()
-		}
-		a.err, a.pressure, a.transient = err, errors.Is(err, syscall.ECONNREFUSED), sendTransient(err)
-		return a
+	case err != nil: // net/http's contract: no body to close
 	case resp == nil || resp.Body == nil:
 		a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
 		return a
+	default:
+		a.answered = true
+		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
+		r, err = tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
 	}
-	a.answered = true
-	a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
-	r, err := tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
 	var apiErr *tensorpool.APIError
 	switch {
 	case errors.As(err, &apiErr):
 		a.transient = apiErr.Temporary()
 		a.pressure = apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable
-	case err != nil:
-		a.transient = sendTransient(err)
+	case err != nil: // not a body past the client's cap: it would be as large again
+		a.transient = !errors.Is(err, tensorpool.ErrResponseTooLarge) && (transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse))
+		a.pressure = errors.Is(err, syscall.ECONNREFUSED)
 	case r.JSON200 == nil:
 		err, a.transient = fmt.Errorf("%w: a %d answer with Content-Type %q", tensorpool.ErrMalformedResponse, r.StatusCode(),
 			servertext.Clean(resp.Header.Get("Content-Type"))), true
@@ -295,38 +248,22 @@ func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	return a
 }
 
-// sendTransient reports whether err, instead of a decoded answer, may not
-// recur: internal/transient's rule (the tensorpool client's own), or a body
-// refused as malformed, as a 200 that does not decode here is; not a body
-// past the client's cap, which would be as large again.
-func sendTransient(err error) bool {
-	return !errors.Is(err, tensorpool.ErrResponseTooLarge) &&
-		(transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse))
-}
-
-// acquire waits until the hold lets a poll go: at once when not holding,
-// else after until, one probe at a time. It returns ctx's error, or
-// context.DeadlineExceeded at once if ctx's deadline comes before until.
+// acquire waits until the hold lets a poll go: after until, one probe at a
+// time. It fails at once if ctx's deadline comes before until.
 func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
-	for {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
+	for ctx.Err() == nil {
 		p.holdMu.Lock()
-		wait := time.Until(p.until)
+		wait, moved := time.Until(p.until), p.moved
 		if dl, ok := ctx.Deadline(); ok && p.rounds > 0 && !dl.After(p.until) {
 			p.holdMu.Unlock()
-			return false, context.DeadlineExceeded
+			return false, fmt.Errorf("%w: the Poller holds its polls until after it, after a 429, a 503 or a refused connection",
+				context.DeadlineExceeded)
 		}
 		if p.rounds == 0 || wait <= 0 && !p.probing {
 			probe, p.probing = p.rounds > 0, p.probing || p.rounds > 0
 			p.holdMu.Unlock()
 			return probe, nil
 		}
-		if p.moved == nil {
-			p.moved = make(chan struct{})
-		}
-		moved := p.moved
 		p.holdMu.Unlock()
 		var due <-chan time.Time
 		if wait > 0 {
@@ -336,52 +273,43 @@ func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
 		case <-moved:
 		case <-due:
 		case <-ctx.Done():
-			return false, ctx.Err()
 		}
 	}
+	return false, ctx.Err()
 }
 
-// release tells the hold how a poll went: pressure holds every poll until
-// the answer's Retry-After (within the interval bounds) or, without one, a
-// backoff shared by the Poller, plus jitter; any other HTTP answer ends the
-// hold. Answers to polls sent before the hold began do not lengthen it.
-func (p *Poller) release(a answer) {
+// release: pressure holds every poll until the answer's Retry-After or a
+// shared backoff (raised by the first pressure answer and by probes'), plus
+// jitter; any other HTTP answer ends the hold.
+func (p *Poller) release(a answer, probe bool) {
 	p.holdMu.Lock()
 	defer p.holdMu.Unlock()
-	if a.probe {
-		p.probing = false
-	}
+	p.probing = p.probing && !probe
 	switch {
 	case a.pressure:
-		if a.probe || p.rounds == 0 {
+		if probe || p.rounds == 0 {
 			p.rounds++
 		}
-		base, r := p.cfg.delay(a.hint, a.hasHint, p.rounds)
-		if until := time.Now().Add(p.jittered(base, r)); until.After(p.until) {
+		next, _, _ := p.delay(a, p.rounds)
+		if until := time.Now().Add(next); until.After(p.until) {
 			p.until = until
 		}
 	case a.answered && p.rounds > 0:
 		p.rounds = 0
-	case !a.probe:
+	case !probe:
 		return
 	}
-	if p.moved != nil {
-		close(p.moved)
-		p.moved = nil
-	}
+	close(p.moved)
+	p.moved = make(chan struct{})
 }
 
-// report sends s, and err if it ended the wait, to the progress callback.
+// report sends s, and the error ending the wait if any, to WithProgress.
 func (p *Poller) report(s *Step, err error) {
 	if p.cfg.progress == nil {
 		return
 	}
-	u := Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message(s.Info),
-		Next: s.Next, Reason: s.Reason, Err: s.Err, Info: s.Info}
-	if err != nil {
-		u.Next, u.Err = 0, err
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cfg.progress(u)
+	p.cfg.progress(Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message("", s.Info),
+		Next: s.Next, Reason: s.Reason, Err: cmp.Or(err, s.Err), Info: s.Info})
 }

@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"errors"
@@ -11,29 +12,18 @@ import (
 	"github.com/tensorpool/tensorpool-go/gen"
 )
 
-// WaitAll waits for every request concurrently, for example the
-// request_ids of a storage attach, each polled exactly as Wait would poll
-// it alone. Entry i of the result is the last info seen for requestIDs[i]
-// (nil if none); the error joins the per-request errors in input order.
-// Duplicate ids are polled once; invalid ids fail the call before any
-// request. By default every request is waited for even if one fails; under
-// WithFailFast the first failure stops the others: polls in flight are
-// cancelled, and each id not waited for to the end gets an error wrapping
-// ErrStopped (not context.Canceled), naming it and its last status.
+// WaitAll waits for every request concurrently, each polled as Wait would
+// poll it alone; duplicates are polled once, and invalid ids fail the call
+// before any request. Entry i of the result is the last info seen for
+// requestIDs[i] (nil if none); the error joins the per-request errors in
+// input order. Each is waited for to the end unless WithFailFast.
 //
-// WaitAll holds no goroutine per id: one scheduler keeps the ids in order
-// of their next poll and sends each when it is due, earliest first, with at
-// most the Poller's concurrency of polls (and goroutines) in flight, so
+// It holds no goroutine per id: a scheduler sends each id's poll when due,
+// earliest first, from at most the Poller's concurrency of goroutines, so
 // 10,000 ids cost 10,000 small records, not 10,000 stacks.
 func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.RequestInfoResponse, error) {
 	out := make([]*gen.RequestInfoResponse, len(requestIDs))
 	errs := make([]error, len(requestIDs))
-	for i, id := range requestIDs {
-		errs[i] = checkID(id)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return out, err
-	}
 	first := make(map[string]int, len(requestIDs))
 	var ids dueOrder
 	for i, id := range requestIDs {
@@ -41,6 +31,10 @@ func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.Requ
 			first[id] = i
 			ids = append(ids, &pending{i: i, s: &Step{RequestID: id}})
 		}
+		errs[i] = checkID(id)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return out, err
 	}
 	for _, e := range p.pollAll(ctx, ids) {
 		out[e.i], errs[e.i] = e.s.Info, e.err
@@ -65,10 +59,7 @@ type dueOrder []*pending
 func (h dueOrder) Len() int      { return len(h) }
 func (h dueOrder) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
 func (h dueOrder) Less(a, b int) bool {
-	if c := h[a].due.Compare(h[b].due); c != 0 {
-		return c < 0
-	}
-	return h[a].i < h[b].i
+	return cmp.Or(h[a].due.Compare(h[b].due), cmp.Compare(h[a].i, h[b].i)) < 0
 }
 func (h *dueOrder) Push(x any) { *h = append(*h, x.(*pending)) }
 func (h *dueOrder) Pop() any {
@@ -78,13 +69,11 @@ func (h *dueOrder) Pop() any {
 }
 
 // pollAll polls every id (all due now, in input order) until each has
-// ended, Done or with an error, and returns them with s and err filled in.
+// ended, and returns them with s and err filled in.
 func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
 	all := slices.Clone(queue)
-	// A fixed pool of workers sends the polls: the goroutines, like the
-	// polls in flight, never exceed the Poller's concurrency.
 	workers := min(p.cfg.concurrency, len(queue))
 	work, answered := make(chan *pending), make(chan *pending)
 	var wg sync.WaitGroup
@@ -96,7 +85,7 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 				e.s, e.err = p.step(ctx, e.s.RequestID, e.s)
 				switch {
 				case e.s.Reason == ReasonContext && ctx.Err() != nil && parent.Err() == nil: // WithFailFast cancelled ctx
-					e.err = e.s.end(ReasonStopped, endError(parent, e.s))
+					e.err = e.s.stop(parent, nil)
 				case e.err == nil && !e.s.Done:
 					e.err = fitDeadline(ctx, e.s)
 				}
@@ -105,50 +94,40 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 			}
 		})
 	}
-	inFlight, stopped := 0, false // stopped: ctx ended, or a failure under WithFailFast
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		for !stopped && inFlight < workers && len(queue) > 0 && !queue[0].due.After(time.Now()) {
+	inFlight := 0
+loop:
+	for len(queue) > 0 || inFlight > 0 {
+		for inFlight < workers && len(queue) > 0 && !queue[0].due.After(time.Now()) {
 			inFlight++
 			work <- heap.Pop(&queue).(*pending)
 		}
-		if inFlight == 0 && (stopped || len(queue) == 0) {
-			break
-		}
 		var due <-chan time.Time
-		if !stopped && inFlight < workers && len(queue) > 0 {
-			timer.Reset(time.Until(queue[0].due))
-			due = timer.C
-		}
-		var done <-chan struct{}
-		if !stopped {
-			done = ctx.Done()
+		if inFlight < workers && len(queue) > 0 {
+			due = time.After(time.Until(queue[0].due))
 		}
 		select {
 		case e := <-answered:
 			inFlight--
 			switch {
-			case e.err != nil && p.cfg.failFast && e.s.Reason != ReasonContext:
-				// ctx's end is not a failure to stop the others for: it
-				// reaches them on their own schedules.
-				cancel(ErrStopped)
-				stopped = true
 			case e.err == nil && !e.s.Done:
 				e.due = time.Now().Add(e.s.Next)
 				heap.Push(&queue, e)
+			case e.err != nil && p.cfg.failFast && e.s.Reason != ReasonContext:
+				break loop // ctx's end is no such failure: it reaches each id on its own schedule
 			}
 		case <-due:
-		case <-done:
-			stopped = true
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	cancel() // WithFailFast: stops the polls in flight
+	for ; inFlight > 0; inFlight-- {
+		if e := <-answered; e.err == nil && !e.s.Done {
+			queue = append(queue, e)
 		}
 	}
 	for _, e := range queue { // never polled again: ctx ended, or WithFailFast
-		r := ReasonStopped
-		if parent.Err() != nil {
-			r = ReasonContext
-		}
-		e.err = e.s.end(r, endError(parent, e.s))
+		e.err = e.s.stop(parent, nil)
 		p.report(e.s, e.err)
 	}
 	return all
