@@ -109,6 +109,37 @@ func TestPressureHoldsEveryPoll(t *testing.T) {
 	}
 }
 
+// TestPressureHoldsQueuedPolls: polls of concurrent Wait calls that queue
+// for one of the Poller's 8 slots while the first wave is answered 503 do
+// not slip past the hold that answer starts: 100 Waits against a server
+// overloaded for 30 s send the first 8, then one probe per Retry-After.
+func TestPressureHoldsQueuedPolls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		start := time.Now()
+		o := &overloaded{next: f, until: start.Add(30 * time.Second), ra: "5"}
+		c, err := gen.NewClient(testServer, gen.WithHTTPClient(&http.Client{Transport: o}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := New(c)
+		var wg sync.WaitGroup
+		for i := range 100 {
+			id := fmt.Sprint("r-", i)
+			f.on(id, completed)
+			wg.Go(func() {
+				if _, err := p.Wait(t.Context(), id); err != nil {
+					t.Errorf("%s: %v", id, err)
+				}
+			})
+		}
+		wg.Wait()
+		if max := 8 + 30/5 + 1; len(o.spans) > max {
+			t.Errorf("%d requests during the 30 s overload; want at most %d (the first 8, then one probe per 5 s)", len(o.spans), max)
+		}
+	})
+}
+
 // TestPressureReleasedBySuccess: a 503's hold delays every poll of its
 // Poller (not another Poller's), and an answer that is not pressure
 // releases it for every id.

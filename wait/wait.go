@@ -144,6 +144,14 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 		*s = *prev
 	}
 	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
+	// The slot first, then the hold: a poll queued for a slot must not slip
+	// past a hold that began while it queued.
+	select {
+	case p.sem <- struct{}{}:
+		defer func() { <-p.sem }()
+	case <-ctx.Done():
+		return s, s.stop(ctx, ctx.Err())
+	}
 	probe, err := p.acquire(ctx)
 	if err != nil {
 		return s, s.stop(ctx, err)
@@ -204,17 +212,10 @@ type answer struct {
 	answered            bool // an HTTP response came
 }
 
-// get sends one GET within the concurrency bound, checks the answer with
+// get sends one GET (step holds its concurrency slot), checks the answer with
 // tensorpool.Check, and tells the hold how it went.
 func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	defer func() { p.release(a, probe) }()
-	select {
-	case p.sem <- struct{}{}:
-		defer func() { <-p.sem }()
-	case <-ctx.Done():
-		a.err = ctx.Err()
-		return a
-	}
 	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
 	var r *gen.GetRequestInfoResponse
