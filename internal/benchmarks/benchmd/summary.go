@@ -52,12 +52,8 @@ func writeSummary(w io.Writer, m machine, rs []*result, dataName string) {
 		p("the official CLI's rule (every 2 s) once. Goals: never more polls than the CLI, never more than 2.5 × its latency.\n\n")
 		p("| T | CLI polls | wait polls, max | CLI latency | wait latency, max | goals |\n")
 		p("|---:|---:|---:|---:|---:|---|\n")
-		for _, r := range nh {
-			T, ok := strings.CutSuffix(strings.TrimPrefix(r.name, "NoHeader/T="), "/strategy=wait")
-			if !ok {
-				continue
-			}
-			cli := find(rs, "NoHeader/T="+T+"/strategy=tp-cli")
+		for _, pr := range noHeaderPairs(rs) {
+			T, r, cli := pr.T, pr.wait, pr.cli
 			cp, cl, wp, wl := get(cli, "polls-max"), get(cli, "latency-max-s"), get(r, "polls-max"), get(r, "latency-max-s")
 			p("| %s s | %s | %s | %s s | %s s | %s |\n", T, cell(cp), cell(wp), cell(cl), cell(wl), verdict(wp <= cp && wl <= 2.5*cl))
 		}
@@ -73,12 +69,9 @@ func writeSummary(w io.Writer, m machine, rs []*result, dataName string) {
 		p("package wait holds every poll on a 429/503 and probes one at a time; the baselines poll each id on their own.\n\n")
 		p("| Retry-After | strategy | requests during overload | req/s mean | req/s peak | latency p50 |\n")
 		p("|---|---|---:|---:|---:|---:|\n")
-		for _, r := range st {
-			parts := strings.Split(strings.TrimPrefix(r.name, "Storm/retry-after="), "/strategy=")
-			if len(parts) != 2 {
-				continue
-			}
-			p("| %s | %s | %s | %s | %s | %s s |\n", parts[0], parts[1], cell(get(r, "requests-in-overload")),
+		for _, row := range stormRows(st) {
+			r := row.r
+			p("| %s | %s | %s | %s | %s | %s s |\n", row.retryAfter, row.strategy, cell(get(r, "requests-in-overload")),
 				cell(get(r, "rps-mean")), cell(get(r, "rps-peak")), cell(get(r, "latency-p50-s")))
 		}
 		p("\n")

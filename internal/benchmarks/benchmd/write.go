@@ -222,18 +222,46 @@ func writeNoHeader(w io.Writer, rs []*result) {
 	p("Goals: never more polls than the CLI, never more than 2.5 × its latency.\n\n")
 	p("| T | CLI polls | wait polls p50 | max | CLI latency | wait latency p50 | p99 | max | max ÷ CLI | goals |\n")
 	p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-	for _, r := range nh {
-		T, ok := strings.CutSuffix(strings.TrimPrefix(r.name, "NoHeader/T="), "/strategy=wait")
-		if !ok {
-			continue
-		}
-		cli := find(rs, "NoHeader/T="+T+"/strategy=tp-cli")
+	for _, pr := range noHeaderPairs(rs) {
+		T, r, cli := pr.T, pr.wait, pr.cli
 		cp, cl := get(cli, "polls-max"), get(cli, "latency-max-s")
 		wp, wl := get(r, "polls-max"), get(r, "latency-max-s")
 		p("| %s s | %s | %s | %s | %s s | %s s | %s s | %s s | %s× | %s |\n", T, cell(cp), cell(get(r, "polls-p50")), cell(wp),
 			cell(cl), cell(get(r, "latency-p50-s")), cell(get(r, "latency-p99-s")), cell(wl), cell(wl/cl), verdict(wp <= cp && wl <= 2.5*cl))
 	}
 	p("\n")
+}
+
+// noHeaderPair is package wait's and the CLI's result for one T of TestNoHeader.
+type noHeaderPair struct {
+	T         string
+	wait, cli *result
+}
+
+// noHeaderPairs pairs each T's wait result with the CLI's.
+func noHeaderPairs(rs []*result) (out []noHeaderPair) {
+	for _, r := range withPrefix(rs, "NoHeader/") {
+		if T, ok := strings.CutSuffix(strings.TrimPrefix(r.name, "NoHeader/T="), "/strategy=wait"); ok {
+			out = append(out, noHeaderPair{T, r, find(rs, "NoHeader/T="+T+"/strategy=tp-cli")})
+		}
+	}
+	return out
+}
+
+// stormRow is one result of TestStorm, named by its Retry-After and strategy.
+type stormRow struct {
+	retryAfter, strategy string
+	r                    *result
+}
+
+// stormRows names each Storm result.
+func stormRows(st []*result) (out []stormRow) {
+	for _, r := range st {
+		if parts := strings.Split(strings.TrimPrefix(r.name, "Storm/retry-after="), "/strategy="); len(parts) == 2 {
+			out = append(out, stormRow{parts[0], parts[1], r})
+		}
+	}
+	return out
 }
 
 func writeStorm(w io.Writer, rs []*result) {
@@ -253,12 +281,9 @@ func writeStorm(w io.Writer, rs []*result) {
 	p("answer that showed it.\n\n")
 	p("| Retry-After | strategy | requests during overload | req/s mean | req/s peak | requests in all | ids completed | latency p50 | max | virtual |\n")
 	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, r := range st {
-		parts := strings.Split(strings.TrimPrefix(r.name, "Storm/retry-after="), "/strategy=")
-		if len(parts) != 2 {
-			continue
-		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s s | %s s | %s s |\n", parts[0], parts[1],
+	for _, row := range stormRows(st) {
+		r := row.r
+		p("| %s | %s | %s | %s | %s | %s | %s | %s s | %s s | %s s |\n", row.retryAfter, row.strategy,
 			cell(get(r, "requests-in-overload")), cell(get(r, "rps-mean")), cell(get(r, "rps-peak")), cell(get(r, "requests")),
 			cell(get(r, "completed")), cell(get(r, "latency-p50-s")), cell(get(r, "latency-max-s")), cell(get(r, "virtual-s")))
 	}
