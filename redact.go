@@ -137,10 +137,8 @@ func escapedKey[T ~string | ~[]byte](t T, forms []string) bool {
 			switch n := t[i+1]; {
 			case n == '"' || n == '\\' || n == '/':
 				c, i = n, i+1
-			case n == 'u' && i+5 < len(t):
-				if v, err := strconv.ParseUint(string(t[i+2:i+6]), 16, 8); err == nil && v < 0x80 {
-					c, i = byte(v), i+5
-				}
+			case n == 'u' && i+5 < len(t) && t[i+2] == '0' && t[i+3] == '0' && unhex(t[i+4]) < 8 && unhex(t[i+5]) < 16:
+				c, i = unhex(t[i+4])<<4|unhex(t[i+5]), i+5
 			}
 		}
 		dec = append(dec, c)
@@ -151,6 +149,20 @@ func escapedKey[T ~string | ~[]byte](t T, forms []string) bool {
 		}
 	}
 	return len(cutKeys(dec, forms)) > 0
+}
+
+// unhex is the value of the hex digit c, or 16 if c is none. (strconv's
+// parsers would need a string: an allocation per escape before Go 1.26.)
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 16
 }
 
 // redactedError is an error whose text held the key. It does not unwrap,
