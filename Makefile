@@ -1,8 +1,8 @@
-# The commands CI runs; `make check` before you push.
+# The commands CI runs (.ci/run): `make check`, then `make check-peers`. Run `make check` before you push.
 GO      ?= go
-MODULES := . tools tools/oasdiff tools/apidiff internal/testdata/consumer
+MODULES := . tools tools/oasdiff tools/apidiff tools/benchstat internal/testdata/consumer
 
-.PHONY: all generate check check-generated check-format check-vet check-tidy check-consumer check-actions test \
+.PHONY: all generate check check-peers check-generated check-format check-vet check-tidy check-consumer check-actions test \
 	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck
 
 all: check
@@ -15,16 +15,27 @@ generate:
 test:
 	$(GO) test -race -count=1 ./...
 
-## bench: run the benchmarks of internal/benchmarks; rewrite BENCHMARKS.md and BENCHMARKS-data.md (a few minutes)
+## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (a few minutes; fails when a goal is missed)
 bench:
 	GO=$(GO) ./scripts/bench.sh
 
-## quickstart: the main job (against the built-in engine unless TENSORPOOL_KEY is set)
+## quickstart: the main job, against the built-in engine whatever the environment (the API only with -live)
 quickstart:
 	$(GO) run ./examples/quickstart
 
-## check: everything CI checks
-check: check-generated check-format check-vet check-tidy check-consumer check-actions check-spec-diff check-api-diff test prism
+## check: the README's test command: every check that needs only Go (and gcc for -race), git and make; each
+## step runs even after one fails, and the last line is the verdict (scripts/steps.sh)
+CHECKS := check-generated check-format check-vet check-tidy check-consumer check-spec-diff check-api-diff test
+check:
+	@MAKE='$(MAKE)' ./scripts/steps.sh check $(CHECKS)
+
+## check-peers: the checks that need tools beyond Go (Prism from npm; shellcheck); first installs what is
+## missing (.ci/setup peers: apt-get as root or with passwordless sudo, else it names the packages and stops).
+## A new peer: its target in PEERS, its Debian package in .ci/setup's peers list.
+PEERS := check-actions prism
+check-peers:
+	@./.ci/setup peers
+	@MAKE='$(MAKE)' ./scripts/steps.sh check-peers $(PEERS)
 
 ## check-floor: make check on the oldest Go that go.mod allows (GO_FLOOR, fetched through the module proxy).
 ## +auto lets a module whose go.mod needs a newer Go (tools/oasdiff, tools/apidiff) switch to its toolchain line; the library
@@ -52,7 +63,7 @@ check-consumer:
 	./scripts/check-consumer.sh
 
 # actionlint (pinned in tools/) on .github/workflows; the run: scripts through shellcheck, which must be
-# installed (.ci/setup installs it): without it actionlint would skip them silently.
+# installed (make check-peers installs it): without it actionlint would skip them silently.
 check-actions:
 	@command -v shellcheck >/dev/null || { echo >&2 "check-actions: shellcheck is not installed (apt-get install shellcheck)"; exit 1; }
 	$(GO) run -modfile=tools/go.mod github.com/rhysd/actionlint/cmd/actionlint
@@ -87,6 +98,7 @@ api-diff:
 check-api-diff:
 	GO='$(GO)' ./scripts/api-diff.sh
 
-## prism: drive every operation through the generated client against Prism (pinned in tools/prism; needs npm)
+## prism: drive every operation through the generated client against Prism (pinned in tools/prism; needs npm,
+## which make check-peers installs)
 prism:
 	./scripts/prism.sh

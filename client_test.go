@@ -80,7 +80,7 @@ func TestNewClientNoKey(t *testing.T) {
 func TestNewClientInvalidKey(t *testing.T) {
 	for _, k := range []string{testKey + "\nX-Evil: 1", "tp key", testKey + "\x00", testKey + "é"} {
 		_, err := NewClient(WithAPIKey(k))
-		if !errors.Is(err, ErrInvalidAPIKey) {
+		if err == nil || !strings.Contains(err.Error(), "invalid API key") {
 			t.Errorf("key %q: err %v", k, err)
 		}
 		noKey(t, "invalid key error", err)
@@ -88,41 +88,42 @@ func TestNewClientInvalidKey(t *testing.T) {
 }
 
 func TestNewClientBaseURLRules(t *testing.T) {
+	const errInsecure, errBaseURL = "refusing plain http", "invalid base URL"
 	cases := []struct {
 		url      string
 		insecure bool
-		want     error
+		want     string
 	}{
-		{"https://engine.tensorpool.dev", false, nil},
-		{"https://engine.tensorpool.dev/", false, nil},
-		{"https://example.com:8443/prefix", false, nil},
-		{"http://localhost:8000", false, nil},
-		{"http://LOCALHOST", false, ErrInsecureBaseURL},     // net/http would send it through $HTTP_PROXY
-		{"http://api.localhost", false, ErrInsecureBaseURL}, // proxied, and rarely in /etc/hosts: may resolve anywhere
-		{"http://localhost.", false, ErrInsecureBaseURL},
-		{"http://127.0.0.1.evil.com", false, ErrInsecureBaseURL},
-		{"http://[::1%25lo]:8000", false, ErrInsecureBaseURL},
-		{"http://0177.0.0.1", false, ErrInsecureBaseURL},
-		{"http://2130706433", false, ErrInsecureBaseURL},
-		{"http://127.0.0.1:8000", false, nil},
-		{"http://127.1.2.3", false, nil},
-		{"http://[::1]:8000", false, nil},
-		{"http://engine.tensorpool.dev", false, ErrInsecureBaseURL},
-		{"http://10.0.0.5:8000", false, ErrInsecureBaseURL},
-		{"http://localhost.evil.com", false, ErrInsecureBaseURL},
-		{"http://engine.tensorpool.dev", true, nil},
-		{"ftp://engine.tensorpool.dev", false, ErrInvalidBaseURL},
-		{"engine.tensorpool.dev", false, ErrInvalidBaseURL},
-		{"/relative", false, ErrInvalidBaseURL},
-		{"https://user:hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
-		{"https://tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL}, // a user name only
-		{"https://:hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
-		{"tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL}, // no scheme: parses as a path
-		{"https:tp-hunter2@engine.tensorpool.dev", false, ErrInvalidBaseURL},
-		{"https://tp-hunter2@%zz", false, ErrInvalidBaseURL}, // does not parse
-		{"https://engine.tensorpool.dev/?q=1", false, ErrInvalidBaseURL},
-		{"https://engine.tensorpool.dev/#x", false, ErrInvalidBaseURL},
-		{"https://%zz", false, ErrInvalidBaseURL},
+		{"https://engine.tensorpool.dev", false, ""},
+		{"https://engine.tensorpool.dev/", false, ""},
+		{"https://example.com:8443/prefix", false, ""},
+		{"http://localhost:8000", false, ""},
+		{"http://LOCALHOST", false, errInsecure},     // net/http would send it through $HTTP_PROXY
+		{"http://api.localhost", false, errInsecure}, // proxied, and rarely in /etc/hosts: may resolve anywhere
+		{"http://localhost.", false, errInsecure},
+		{"http://127.0.0.1.evil.com", false, errInsecure},
+		{"http://[::1%25lo]:8000", false, errInsecure},
+		{"http://0177.0.0.1", false, errInsecure},
+		{"http://2130706433", false, errInsecure},
+		{"http://127.0.0.1:8000", false, ""},
+		{"http://127.1.2.3", false, ""},
+		{"http://[::1]:8000", false, ""},
+		{"http://engine.tensorpool.dev", false, errInsecure},
+		{"http://10.0.0.5:8000", false, errInsecure},
+		{"http://localhost.evil.com", false, errInsecure},
+		{"http://engine.tensorpool.dev", true, ""},
+		{"ftp://engine.tensorpool.dev", false, errBaseURL},
+		{"engine.tensorpool.dev", false, errBaseURL},
+		{"/relative", false, errBaseURL},
+		{"https://user:hunter2@engine.tensorpool.dev", false, errBaseURL},
+		{"https://tp-hunter2@engine.tensorpool.dev", false, errBaseURL}, // a user name only
+		{"https://:hunter2@engine.tensorpool.dev", false, errBaseURL},
+		{"tp-hunter2@engine.tensorpool.dev", false, errBaseURL}, // no scheme: parses as a path
+		{"https:tp-hunter2@engine.tensorpool.dev", false, errBaseURL},
+		{"https://tp-hunter2@%zz", false, errBaseURL}, // does not parse
+		{"https://engine.tensorpool.dev/?q=1", false, errBaseURL},
+		{"https://engine.tensorpool.dev/#x", false, errBaseURL},
+		{"https://%zz", false, errBaseURL},
 	}
 	for _, tc := range cases {
 		opts := []Option{WithAPIKey(testKey), WithBaseURL(tc.url)}
@@ -130,7 +131,7 @@ func TestNewClientBaseURLRules(t *testing.T) {
 			opts = append(opts, WithInsecureHTTP())
 		}
 		_, err := NewClient(opts...)
-		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err %v, want %v", tc.url, err, tc.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "hunter2") {
@@ -138,11 +139,11 @@ func TestNewClientBaseURLRules(t *testing.T) {
 		}
 	}
 	t.Setenv(EnvBaseURL, "http://engine.tensorpool.dev")
-	if _, err := NewClient(WithAPIKey(testKey)); !errors.Is(err, ErrInsecureBaseURL) {
+	if _, err := NewClient(WithAPIKey(testKey)); err == nil || !strings.Contains(err.Error(), errInsecure) {
 		t.Errorf("TENSORPOOL_ENGINE bypassed the https rule: %v", err)
 	}
 	t.Setenv(EnvBaseURL, "https://tp-hunter2@engine.tensorpool.dev")
-	if _, err := NewClient(WithAPIKey(testKey)); !errors.Is(err, ErrInvalidBaseURL) || strings.Contains(err.Error(), "hunter2") {
+	if _, err := NewClient(WithAPIKey(testKey)); err == nil || !strings.Contains(err.Error(), errBaseURL) || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("TENSORPOOL_ENGINE with a user name: %v", err)
 	}
 }
@@ -180,36 +181,34 @@ func TestUserAgent(t *testing.T) {
 	}
 }
 
-// TestInvalidHeaders: a User-Agent or an editor's header that HTTP cannot
-// carry fails at once with a typed error, never sent and never retried.
+// TestInvalidHeaders: an editor's header or a User-Agent that HTTP cannot
+// carry fails at once, through net/http's own check, never sent, never
+// retried, and without the value in the error.
 func TestInvalidHeaders(t *testing.T) {
-	for _, ua := range []string{"app\r\nX-Evil: 1", "app\x00", "app\x7f"} {
-		if _, err := NewClient(WithAPIKey(testKey), WithUserAgent(ua)); err == nil || strings.Contains(err.Error(), ua) {
-			t.Errorf("WithUserAgent(%q): err %v, want an error that does not quote it", ua, err)
-		}
-	}
-	if _, err := NewClient(WithAPIKey(testKey), WithUserAgent("app/1 (tab\tok; é)")); err != nil {
-		t.Errorf("a valid product refused: %v", err)
-	}
-	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, infoOK), nil }}
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits++ }))
+	defer srv.Close()
 	for name, edit := range map[string]func(*http.Request){
 		"value": func(r *http.Request) { r.Header.Set("X-Token", "secret\r\nX-Evil: 1") },
 		"name":  func(r *http.Request) { r.Header["Bad Name"] = []string{"v"} },
-		"UA":    func(r *http.Request) { r.Header.Set("User-Agent", "per-call\n") },
+		"UA":    func(r *http.Request) { r.Header.Set("User-Agent", "secret\n") },
 	} {
-		c := fakeClient(t, f, WithRequestEditorFn(func(_ context.Context, r *http.Request) error { edit(r); return nil }))
+		c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL),
+			WithRequestEditorFn(func(_ context.Context, r *http.Request) error { edit(r); return nil }))
+		if err != nil {
+			t.Fatal(err)
+		}
 		start := time.Now()
-		_, err := c.GetRequestInfoWithResponse(bg, "r-1")
-		var ire *InvalidRequestError
-		if !errors.As(err, &ire) || ire.Field != "header" || time.Since(start) > time.Second {
-			t.Errorf("%s: err %v after %v, want an *InvalidRequestError at once", name, err, time.Since(start))
+		_, err = c.GetRequestInfoWithResponse(bg, "r-1")
+		if err == nil || !strings.Contains(err.Error(), "invalid header") || time.Since(start) > time.Second {
+			t.Errorf("%s: err %v after %v, want net/http's invalid header error at once", name, err, time.Since(start))
 		}
 		if err != nil && strings.Contains(err.Error(), "secret") {
 			t.Errorf("%s: the header value is in the error: %v", name, err)
 		}
 	}
-	if f.n() != 0 {
-		t.Errorf("%d requests with invalid headers were sent", f.n())
+	if hits != 0 {
+		t.Errorf("%d requests with invalid headers reached the server", hits)
 	}
 }
 

@@ -100,9 +100,10 @@ func waitPoller(c wait.Client, polls *atomic.Int32) *wait.Poller {
 }
 
 // TestWaitFailedErrorThroughNewClientHidesTheKey: a FAILED answer whose
-// external_message echoes the key, whole or cut short by the server, reaches
-// wait's *FailedError scrubbed by NewClient, and with its control characters
-// escaped by wait.
+// external_message echoes the key, whole or cut short by the server, is
+// data: the info reaches the caller as sent but for the whole key, and
+// wait's error text, a diagnostic, shows neither (NewClient's redaction),
+// nor raw control characters (wait's cleaning).
 func TestWaitFailedErrorThroughNewClientHidesTheKey(t *testing.T) {
 	const key = "tp-live-0123456789abcdefSECRET"
 	for _, echo := range []string{key, key[:12]} {
@@ -114,11 +115,14 @@ func TestWaitFailedErrorThroughNewClientHidesTheKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = wait.New(c).Wait(t.Context(), "req-1")
+		info, err := wait.New(c).Wait(t.Context(), "req-1")
 		srv.Close()
-		var failed *wait.FailedError
-		if !errors.As(err, &failed) {
-			t.Fatalf("echo %q: err %v, want a *wait.FailedError", echo, err)
+		var failed *wait.Error
+		if !errors.As(err, &failed) || !errors.Is(err, wait.ErrFailed) || failed.RequestID != "req-1" {
+			t.Fatalf("echo %q: err %v, want a *wait.Error wrapping ErrFailed", echo, err)
+		}
+		if want := "\x1b[31mrefused key " + strings.Replace(echo, key, "[REDACTED]", 1); *info.ExternalMessage != want {
+			t.Errorf("echo %q: external_message %q, want %q (as sent, the whole key replaced)", echo, *info.ExternalMessage, want)
 		}
 		// key[:4]: the shortest start of the key that is redacted.
 		if msg := err.Error(); strings.Contains(msg, key[:4]) || strings.ContainsRune(msg, 0x1b) || !strings.Contains(msg, "[REDACTED]") {
@@ -252,9 +256,8 @@ func TestWaitThroughNewClientFailsAtOnce(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_, err = waitPoller(c, &polls).Wait(ctx, "req-1")
-			var te *wait.TransientError
-			if err == nil || !tc.want(err) || errors.As(err, &te) {
-				t.Fatalf("err = %v; want the cause at once, not a *wait.TransientError", err)
+			if err == nil || !tc.want(err) || errors.Is(err, wait.ErrTooManyFailures) {
+				t.Fatalf("err = %v; want the cause at once, not ErrTooManyFailures", err)
 			}
 			if polls.Load() != 1 {
 				t.Errorf("%d polls (%d requests); want 1", polls.Load(), hits.Load())

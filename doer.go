@@ -16,14 +16,13 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
-// doer is the gen.HttpRequestDoer NewClient installs, above http.Client
-// (as hcloud-go's handler chain and openai-go's request executor): after
-// every request editor, it validates the request, bounds the whole call by
-// the timeout, retries, reads the body under its cap and scrubs the key
-// from everything it hands on, so that Check and package wait need no key.
+// doer is the gen.HttpRequestDoer NewClient installs, above http.Client:
+// after every request editor, it validates the request, bounds the whole
+// call by the timeout, retries, reads the body under its cap and redacts
+// the key, so that Check and package wait need no key.
 type doer struct {
 	hc        *http.Client // its Transport is an authTransport; its CheckRedirect a redirectPolicy
-	scrub     scrubber
+	redact    redactor
 	timeout   time.Duration
 	retry     RetryPolicy
 	maxBody   int64
@@ -34,10 +33,12 @@ type doer struct {
 }
 
 // Do implements gen.HttpRequestDoer. The response holds its whole body, a
-// scrubbed *body, and points back to req.
+// *body, and points back to req.
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	if err := d.check(req); err != nil {
-		return nil, err
+	if d.validate {
+		if err := spec().validate(req, d.basePath); err != nil {
+			return nil, d.redact.err(err)
+		}
 	}
 	if ua := req.Header["User-Agent"]; len(ua) > 0 && ua[0] != "" {
 		req.Header["User-Agent"] = []string{ua[0] + " " + d.userAgent[0]}
@@ -62,47 +63,34 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		if attempt > 1 && req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
 			body, err := req.GetBody()
 			if err != nil {
-				return nil, d.scrub.err(fmt.Errorf("tensorpool: rewinding the request body for a retry: %w", err))
+				return nil, d.redact.err(fmt.Errorf("tensorpool: rewinding the request body for a retry: %w", err))
 			}
 			r.Body = body
 		}
-		var start time.Time
-		if d.logger != nil {
-			start = time.Now()
-		}
+		start := time.Now()
 		resp, err := d.hc.Do(r)
 		err = withoutUserinfo(err)
 		d.logAttempt(req, attempt, resp, err, start)
 		if err == nil {
-			if resp.StatusCode >= 300 && resp.StatusCode <= 399 && !isSafeMethod(req.Method) && resp.Header.Get("Location") != "" {
-				return nil, d.redirected(req, resp)
-			}
 			if again, err := d.again(ctx, req, resp, nil, attempt, maxRetries); again || err != nil {
 				if err != nil {
-					return nil, d.scrub.err(err)
+					return nil, d.redact.err(err)
 				}
 				continue
 			}
 			var b *body
-			var data []byte
-			if b, data, err = d.read(req, resp); err == nil {
-				resp, data = d.finish(req, resp, b, data)
-				if resp.StatusCode >= 200 && resp.StatusCode <= 299 && mediatype.IsJSON(resp.Header.Get("Content-Type")) {
-					if err := notJSON(data); err != nil {
-						return nil, newDecodeError(resp, data, b, err)
-					}
-				}
-				return resp, nil
+			if b, err = d.read(req, resp); err == nil {
+				return d.finish(req, resp, b)
 			}
 		}
 		again, werr := d.again(ctx, req, nil, err, attempt, maxRetries)
 		switch {
 		case werr != nil:
-			return nil, d.scrub.err(werr)
+			return nil, d.redact.err(werr)
 		case !again && attempt > 1:
-			return nil, d.scrub.err(fmt.Errorf("tensorpool: giving up after %d attempts: %w", attempt, err))
+			return nil, d.redact.err(fmt.Errorf("tensorpool: giving up after %d attempts: %w", attempt, err))
 		case !again:
-			return nil, d.scrub.err(err)
+			return nil, d.redact.err(err)
 		}
 	}
 }
@@ -124,10 +112,13 @@ func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response
 	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(delay).Before(deadline) {
 		return false, nil
 	}
-	if resp != nil {
-		discard(resp)
+	if resp != nil { // drain a little, so that the connection can be reused
+		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+		_ = resp.Body.Close()
 	}
-	d.logRetry(req, attempt, reason, delay)
+	if d.logger != nil {
+		d.log(req, slog.LevelInfo, "tensorpool: retrying", attempt, slog.String("reason", reason), slog.Duration("delay", delay))
+	}
 	select {
 	case <-ctx.Done():
 		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", ctx.Err(), delay, reason)
@@ -137,70 +128,78 @@ func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response
 }
 
 // read reads resp's body, at most maxBody bytes, and closes it. A 2xx body
-// past the cap is a *ResponseTooLargeError, one cut short a *bodyReadError;
-// any other status keeps what could be read, marked truncated, so that the
-// status is never lost.
-func (d *doer) read(req *http.Request, resp *http.Response) (*body, []byte, error) {
+// past the cap or cut short is a *DecodeError; any other status keeps what
+// could be read, marked truncated, so that the status is never lost.
+func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 	defer resp.Body.Close()
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	tooLarge := func() error {
-		return &ResponseTooLargeError{StatusCode: resp.StatusCode, Method: req.Method, Path: d.scrub.text(req.URL.Path), Limit: d.maxBody}
+	fail := func(err error) error {
+		return &DecodeError{StatusCode: resp.StatusCode, Method: req.Method, Path: d.redact.text(req.URL.Path),
+			ContentType: servertext.Clean(d.redact.text(resp.Header.Get("Content-Type"))), Err: err}
 	}
+	tooLarge := fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, d.maxBody)
 	if ok && resp.ContentLength > d.maxBody {
-		return nil, nil, tooLarge()
+		return nil, fail(tooLarge)
 	}
-	b := &body{lr: io.LimitedReader{R: resp.Body, N: d.maxBody + 1}} // one allocation for both
+	b := &body{lr: io.LimitedReader{R: resp.Body, N: d.maxBody + 1}, redact: d.redact.text} // one allocation for both
 	// bytes.Buffer sized from Content-Length, growing by doubling: a large
 	// body costs about twice its size, where Go 1.25's io.ReadAll costs five.
 	var buf bytes.Buffer
 	buf.Grow(int(max(min(resp.ContentLength, d.maxBody), 0)) + bytes.MinRead)
 	_, err := buf.ReadFrom(&b.lr)
-	data := buf.Bytes()
+	b.data, b.lr.R = buf.Bytes(), nil
 	switch {
-	case ok && int64(len(data)) > d.maxBody:
-		return nil, nil, tooLarge()
+	case ok && int64(len(b.data)) > d.maxBody:
+		return nil, fail(tooLarge)
 	case ok && err != nil:
-		return nil, nil, &bodyReadError{status: resp.StatusCode, method: req.Method, path: d.scrub.text(req.URL.Path), err: err}
-	case err != nil || int64(len(data)) > d.maxBody:
-		b.truncated = true
-		data = data[:min(int64(len(data)), d.maxBody)]
+		return nil, fail(bodyLost{fmt.Errorf("reading the body: %w", err)})
+	case err != nil || int64(len(b.data)) > d.maxBody:
+		b.truncated, b.data = true, b.data[:min(int64(len(b.data)), d.maxBody)]
 	}
-	b.lr.R = nil
-	return b, data, nil
+	return b, nil
 }
 
-// finish hands resp on with its body and header values scrubbed, the media
-// type lower-cased (the generated parsers look for "json" case-sensitively)
-// and Request pointing to req, or to a copy if its path held the key. It
-// returns the scrubbed body too.
-func (d *doer) finish(req *http.Request, resp *http.Response, b *body, data []byte) (*http.Response, []byte) {
-	if len(data) > maxErrorBody && (resp.StatusCode < 200 || resp.StatusCode > 299) {
-		b.head = d.scrub.bytes(data[:maxErrorBody:maxErrorBody]) // cut, then scrubbed: a cut key is caught
+// finish hands resp on with its body and header values: a success's as
+// sent but for an exact echo of the key, an error's (a diagnostic) under
+// the redaction rule; the media type lower-cased (the generated parsers look
+// for "json" case-sensitively); Request pointing to req, or to a copy if its
+// path held the key.
+func (d *doer) finish(req *http.Request, resp *http.Response, b *body) (*http.Response, error) {
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	rule := func(s string) string { return string(d.redact.data([]byte(s))) }
+	if ok {
+		b.data = d.redact.data(b.data)
+	} else {
+		rule = d.redact.text
+		b.data = []byte(rule(string(b.data)))
 	}
-	data = d.scrub.bytes(data)
-	b.Reset(data)
 	for _, vs := range resp.Header {
 		for i, v := range vs {
-			vs[i] = d.scrub.text(v)
+			vs[i] = rule(v)
 		}
 	}
+	b.Reset(b.data)
 	resp.Header = mediatype.Normalize(resp.Header)
-	fixValidationBody(resp, data)
-	resp.Body, resp.ContentLength, resp.Request = b, int64(len(data)), req
-	if p := d.scrub.text(req.URL.Path); p != req.URL.Path {
+	fixValidationBody(resp, b.data)
+	resp.Body, resp.ContentLength, resp.Request = b, int64(len(b.data)), req
+	if p := d.redact.text(req.URL.Path); p != req.URL.Path {
 		r, u := *req, *req.URL
 		u.Path, u.RawPath = p, ""
 		r.URL = &u
 		resp.Request = &r
 	}
-	return resp, data
+	if ok && mediatype.IsJSON(resp.Header.Get("Content-Type")) {
+		if err := notJSON(b.data); err != nil {
+			return nil, newDecodeError(resp, b.data, b, err)
+		}
+	}
+	return resp, nil
 }
 
 // notJSON returns the *json.SyntaxError of a body labelled JSON that is not
-// JSON, so that it fails here, where its status, method and path are known
-// (the generated parser would return a bare encoding/json error). An object
-// or array, the answers of this API, is taken on its first and last bytes,
-// leaving the full check to the parser: one decode, not two.
+// JSON, here where its status, method and path are known (the generated
+// parser's error would be bare). An object or array, this API's answers, is
+// judged by its first and last bytes, the parser then decoding it once.
 func notJSON(data []byte) error {
 	t := bytes.TrimSpace(data)
 	if len(t) >= 2 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
@@ -220,57 +219,26 @@ func withoutUserinfo(err error) error {
 	return err
 }
 
-// redirected closes a redirect answered to a mutating request and reports it.
-func (d *doer) redirected(req *http.Request, resp *http.Response) error {
-	loc := resp.Header.Get("Location")
-	if u, err := resp.Location(); err == nil {
-		loc = urlString(u)
-	}
-	discard(resp)
-	return &RedirectError{StatusCode: resp.StatusCode, Method: req.Method, Path: d.scrub.text(req.URL.Path),
-		Location: servertext.Clean(d.scrub.text(loc))}
-}
-
-// check refuses a request HTTP cannot carry or that breaks a rule of the spec.
-func (d *doer) check(req *http.Request) error {
-	err := checkHeaders(req)
-	if err == nil && d.validate {
-		err = validateRequest(req, d.basePath)
-	}
-	if ire, ok := err.(*InvalidRequestError); ok {
-		ire.Path, ire.Reason = d.scrub.text(ire.Path), d.scrub.text(ire.Reason)
-	}
-	return d.scrub.err(err)
-}
-
-// body is a response body the doer read in full, scrubbed of the key.
-// Check reads truncated and head from it.
+// body is a response body the doer read in full. Check reads truncated and
+// redact from it; package wait, Redact.
 type body struct {
 	bytes.Reader
-	lr        io.LimitedReader // reads the response's body, in read
-	truncated bool             // cut at the cap, or the connection dropped
-	head      []byte           // an error body past maxErrorBody: its start, scrubbed
+	data      []byte
+	lr        io.LimitedReader    // reads the response's body, in read
+	truncated bool                // cut at the cap, or the connection dropped
+	redact    func(string) string // the rule for diagnostics
 }
 
-// Close implements io.Closer.
 func (*body) Close() error { return nil }
 
-// bodyReadError is a failure to read a 2xx response body: it names the
-// request and unwraps to the cause.
-type bodyReadError struct {
-	status       int
-	method, path string
-	err          error
-}
+// Redact applies the client's redaction rule for diagnostics, so that
+// package wait can put server text in its errors without the key.
+func (b *body) Redact(s string) string { return b.redact(s) }
 
-// Error implements error.
-func (e *bodyReadError) Error() string {
-	return fmt.Sprintf("tensorpool: %s %s: reading the %d response body: %v", e.method, e.path, e.status, e.err)
-}
+// bodyLost is the cause of a *DecodeError for a 2xx body lost mid-way:
+// it may come whole next time, whatever the cause's type
+// (internal/transient.Marker).
+type bodyLost struct{ error }
 
-// Unwrap returns the cause.
-func (e *bodyReadError) Unwrap() error { return e.err }
-
-// Transient implements internal/transient.Marker: a body lost once the
-// response had started may come whole next time, whatever the cause's type.
-func (e *bodyReadError) Transient() bool { return true }
+func (e bodyLost) Unwrap() error   { return e.error }
+func (e bodyLost) Transient() bool { return true }

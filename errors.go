@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,11 +18,17 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
-const (
-	// maxErrorBody caps APIError.Body and DecodeError.Body.
-	maxErrorBody = 16 << 10
-	// maxDetailsInMessage is how many 422 field errors Message summarises.
-	maxDetailsInMessage = 3
+// maxErrorBody caps APIError.Body and DecodeError.Body.
+const maxErrorBody = 16 << 10
+
+var (
+	// ErrInvalidRequest is matched (errors.Is) by the error for a request
+	// that breaks a constraint of the API spec; nothing was sent.
+	ErrInvalidRequest = errors.New("tensorpool: invalid request")
+
+	// ErrResponseTooLarge is wrapped by the *DecodeError of a 2xx response
+	// whose body is past the cap (WithMaxResponseBytes).
+	ErrResponseTooLarge = errors.New("response body too large (see WithMaxResponseBytes)")
 )
 
 // Response is what every generated ...Response type satisfies.
@@ -37,14 +44,13 @@ type Response interface {
 //
 // It returns a nil error only for a success status the spec declares for
 // the operation (202 for attach and destroy, 200 for request info) whose
-// typed body (JSON202, JSON200) decoded, so that field is never nil then.
-// (An operation that declares no JSON success, only text/html say, has no
-// typed body: any 2xx of it is a success.)
-// Otherwise, with the response: an *APIError for a status outside 200-299;
-// a *DecodeError for any other 2xx (one the spec does not declare, or whose
-// body is not the declared JSON); err as is if not nil, but the generated
-// parser's bare JSON and time errors become a *DecodeError. A 202 means
-// queued, not done: wait for it with package wait.
+// typed body (JSON202, JSON200) decoded, so that field is never nil then;
+// an operation that declares no JSON success (a text/html page, say)
+// succeeds with any 2xx. Otherwise, with the response: an *APIError for a
+// status outside 200-299, a redirect included; a *DecodeError for any
+// other 2xx; err as is if not nil, but the generated parser's bare JSON
+// and time errors become a *DecodeError. A 202 means queued, not done:
+// wait for it with package wait.
 func Check[R Response](r R, err error) (R, error) {
 	if err != nil {
 		switch err.(type) {
@@ -69,44 +75,37 @@ func Check[R Response](r R, err error) (R, error) {
 	if code < 200 || code > 299 {
 		return r, newAPIError(hr, r.GetBody(), b)
 	}
-	f, anyJSON := jsonField(v, code)
+	// The typed bodies are the fields JSON2xx; TestCheckFindsEveryTypedBody
+	// fails if the generator names them differently.
+	var typed reflect.Value
+	anyJSON := false
+	for i := range v.NumField() {
+		if n := v.Type().Field(i).Name; len(n) == len("JSON200") && strings.HasPrefix(n, "JSON2") {
+			anyJSON = true
+			if n[4:] == strconv.Itoa(code) {
+				typed = v.Field(i)
+			}
+		}
+	}
 	switch {
-	case !f.IsValid() && anyJSON:
+	case !typed.IsValid() && anyJSON:
 		return r, newDecodeError(hr, r.GetBody(), b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
-	case f.IsValid() && f.Kind() == reflect.Pointer && f.IsNil():
+	case typed.IsValid() && typed.Kind() == reflect.Pointer && typed.IsNil():
 		return r, newDecodeError(hr, r.GetBody(), b, errors.New("the body did not decode as the JSON the API spec declares"))
 	}
 	return r, nil
 }
 
-// jsonField returns v's generated body field for status code (JSON202),
-// and whether v has one for any 2xx: without any (text/html pages, a 204)
-// there is nothing to check. It compares names digit by digit, allocating
-// nothing.
-func jsonField(v reflect.Value, code int) (f reflect.Value, anyJSON bool) {
-	t := v.Type()
-	for i := range t.NumField() {
-		n := t.Field(i).Name
-		if len(n) != len("JSON200") || !strings.HasPrefix(n, "JSON2") {
-			continue
-		}
-		anyJSON = true
-		if int(n[4]-'0')*100+int(n[5]-'0')*10+int(n[6]-'0') == code {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, anyJSON
-}
-
-// APIError is a response from the TensorPool API whose status is not 2xx.
-// Use errors.As to reach it from any error this module returns.
+// APIError is a response from the TensorPool API whose status is not 2xx,
+// a redirect the client did not follow included. Use errors.As to reach it
+// from any error this module returns, or IsStatus to branch on its status.
 type APIError struct {
 	StatusCode int    // HTTP status code
 	Method     string // request method
 	Path       string // request path, without host or query
 	// Message is the server's message (its "detail", "message", "error" or
-	// "external_message" field, or a text/plain body), or empty, with
-	// control characters escaped and at most 1 KiB.
+	// "external_message" field, or a text/plain body; for a redirect, where
+	// to), or empty, with control characters escaped and at most 1 KiB.
 	Message string
 	// Details holds the field errors of a 422 validation response.
 	Details []gen.ValidationError
@@ -128,20 +127,21 @@ func newAPIError(resp *http.Response, data []byte, b *body) *APIError {
 	}
 	e.RetryAfter, _ = retryafter.Parse(resp.Header, time.Now())
 	e.Body, e.Truncated = errorBody(data, b)
-	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), data)
+	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), data, false)
+	if loc := resp.Header.Get("Location"); e.Message == "" && loc != "" && resp.StatusCode/100 == 3 {
+		e.Message = servertext.Clean("redirect to " + loc + " not followed")
+	}
 	return e
 }
 
-// errorBody is the start of data for an error (the doer's scrubbed head,
-// if it kept one), and whether the response body was cut.
+// errorBody is the start of data for an error: cut, then redacted (catching
+// a key cut there) if the doer read it; and whether the doer had to cut it.
 func errorBody(data []byte, b *body) ([]byte, bool) {
-	switch {
-	case b != nil && b.head != nil:
-		data = b.head
-	case len(data) > maxErrorBody:
-		data = bytes.Clone(data[:maxErrorBody])
+	data = bytes.Clone(data[:min(len(data), maxErrorBody)])
+	if b == nil {
+		return data, false
 	}
-	return data, b != nil && b.truncated
+	return []byte(b.redact(string(data))), b.truncated
 }
 
 // Error implements error: method, path, status and the server's message.
@@ -153,47 +153,38 @@ func (e *APIError) Error() string {
 	return msg
 }
 
-// Temporary reports whether the same request may succeed later unchanged
-// (408, 425, 429, 500, 502, 503 or 504), for callers retrying themselves:
-// the client has already retried what it safely could.
-func (e *APIError) Temporary() bool {
-	switch e.StatusCode {
-	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests,
-		http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
+// IsStatus reports whether err is an *APIError with one of codes, or with
+// any status if codes is empty:
+//
+//	tensorpool.IsStatus(err, http.StatusConflict)  // the volume is busy, or already attached
+//	tensorpool.IsStatus(err, http.StatusForbidden) // a missing or wrong API key (the spec's 403 "Access denied")
+func IsStatus(err error, codes ...int) bool {
+	var e *APIError
+	return errors.As(err, &e) && (len(codes) == 0 || slices.Contains(codes, e.StatusCode))
 }
 
 // decodeErrorBody extracts the server's message and a 422's field errors
 // from {"detail": "text" | [ValidationError...] | {...}},
-// {"message"|"error"|"external_message": "text"}, or a text/plain body.
-func decodeErrorBody(contentType string, body []byte) (string, []gen.ValidationError) {
-	trimmed := bytes.TrimSpace(body)
-	switch {
-	case len(trimmed) > 0 && trimmed[0] == '{':
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(trimmed, &obj) == nil {
-			return messageFromObject(obj, 0)
+// {"message"|"error"|"external_message": "text"}, or a text/plain body;
+// nested is true for the object in "detail", which is read no deeper.
+func decodeErrorBody(contentType string, body []byte, nested bool) (string, []gen.ValidationError) {
+	if body = bytes.TrimSpace(body); len(body) == 0 || body[0] != '{' {
+		if strings.HasPrefix(contentType, "text/plain") {
+			return servertext.Clean(string(body)), nil
 		}
-	case strings.HasPrefix(contentType, "text/plain"):
-		return servertext.Clean(string(trimmed)), nil
+		return "", nil
 	}
-	return "", nil
-}
-
-func messageFromObject(obj map[string]json.RawMessage, depth int) (string, []gen.ValidationError) {
+	var obj map[string]json.RawMessage
+	_ = json.Unmarshal(body, &obj) // not JSON: no message
 	var s string
 	var details []gen.ValidationError
-	var inner map[string]json.RawMessage
-	raw := obj["detail"]
-	switch {
+	switch raw := obj["detail"]; {
 	case json.Unmarshal(raw, &s) == nil && s != "":
 		return servertext.Clean(s), nil
 	case json.Unmarshal(raw, &details) == nil && len(details) > 0:
 		return summarise(details), details
-	case depth == 0 && json.Unmarshal(raw, &inner) == nil:
-		if m, d := messageFromObject(inner, depth+1); m != "" {
+	case !nested:
+		if m, d := decodeErrorBody("", raw, true); m != "" {
 			return m, d
 		}
 	}
@@ -205,29 +196,27 @@ func messageFromObject(obj map[string]json.RawMessage, depth int) (string, []gen
 	return "", nil
 }
 
-// summarise renders field errors as "body.storage_id: Field required; ...".
+// summarise renders the first three field errors as "body.storage_id:
+// Field required; ...", and says how many more there are.
 func summarise(details []gen.ValidationError) string {
 	var b strings.Builder
-	for i, d := range details {
-		if i == maxDetailsInMessage {
-			fmt.Fprintf(&b, "; and %d more", len(details)-i)
-			break
-		}
+	for i, d := range details[:min(len(details), 3)] {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		var loc []string
-		for _, item := range d.Loc {
-			if s, err := item.AsValidationErrorLoc0(); err == nil {
-				loc = append(loc, s)
-			} else if n, err := item.AsValidationErrorLoc1(); err == nil {
-				loc = append(loc, strconv.Itoa(n))
+		for j, item := range d.Loc {
+			if j > 0 {
+				b.WriteByte('.')
 			}
+			fmt.Fprint(&b, item) // a string, or a JSON number (float64)
 		}
-		if len(loc) > 0 {
-			b.WriteString(strings.Join(loc, ".") + ": ")
+		if len(d.Loc) > 0 {
+			b.WriteString(": ")
 		}
 		b.WriteString(d.Msg)
+	}
+	if len(details) > 3 {
+		fmt.Fprintf(&b, "; and %d more", len(details)-3)
 	}
 	return servertext.Clean(b.String())
 }
@@ -245,12 +234,11 @@ func fixValidationBody(resp *http.Response, body []byte) {
 	}
 }
 
-// ErrMalformedResponse is matched (errors.Is) by every *DecodeError.
-var ErrMalformedResponse = errors.New("tensorpool: malformed response")
-
 // DecodeError reports a 2xx response without the typed body the spec
-// declares (see Check). When the generated parser itself failed, it
-// returned no response, so only Err is known.
+// declares (see Check): a status the spec does not declare, a body that is
+// not the declared JSON, one past the size cap (it wraps
+// ErrResponseTooLarge), or one lost mid-way. When the generated parser
+// itself failed, it returned no response, so only Err is known.
 type DecodeError struct {
 	StatusCode  int    // HTTP status, or 0 if unknown
 	Method      string // request method, or "" if unknown
@@ -263,11 +251,13 @@ type DecodeError struct {
 
 // newDecodeError builds the error of a 2xx response Check refuses.
 func newDecodeError(resp *http.Response, data []byte, b *body, err error) *DecodeError {
-	e := &DecodeError{StatusCode: resp.StatusCode, ContentType: servertext.Clean(resp.Header.Get("Content-Type")), Err: err}
+	e := &DecodeError{StatusCode: resp.StatusCode, Err: err}
 	if resp.Request != nil && resp.Request.URL != nil {
 		e.Method, e.Path = resp.Request.Method, resp.Request.URL.Path
 	}
 	e.Body, _ = errorBody(data, b)
+	ct, _ := errorBody([]byte(resp.Header.Get("Content-Type")), b)
+	e.ContentType = servertext.Clean(string(ct))
 	return e
 }
 
@@ -279,67 +269,15 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("tensorpool: %s %s: %d response (Content-Type %q): %v", e.Method, e.Path, e.StatusCode, e.ContentType, e.Err)
 }
 
-// Unwrap returns the decoding error.
+// Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, ErrMalformedResponse) hold.
-func (e *DecodeError) Is(target error) bool { return target == ErrMalformedResponse }
+// invalidRequest is the error for a request that breaks a constraint of the
+// spec; it matches ErrInvalidRequest (see ExampleNewClient_invalidRequest).
+type invalidRequest struct{ method, path, field, reason string }
 
-// ErrResponseTooLarge is matched (errors.Is) by every *ResponseTooLargeError.
-var ErrResponseTooLarge = errors.New("tensorpool: response body too large")
-
-// ResponseTooLargeError reports a 2xx response body past the cap
-// (WithMaxResponseBytes). The body of any other status is cut at the cap
-// instead (APIError.Truncated), so that its status is never lost.
-type ResponseTooLargeError struct {
-	StatusCode int    // the response's HTTP status (2xx)
-	Method     string // request method
-	Path       string // request path, without host or query
-	Limit      int64  // the cap, in bytes
+func (e *invalidRequest) Error() string {
+	return fmt.Sprintf("tensorpool: %s %s: invalid %s: %s (nothing was sent)", e.method, e.path, e.field, e.reason)
 }
 
-// Error implements error.
-func (e *ResponseTooLargeError) Error() string {
-	return fmt.Sprintf("tensorpool: %s %s: %d response body larger than %d bytes (see WithMaxResponseBytes)", e.Method, e.Path, e.StatusCode, e.Limit)
-}
-
-// Is makes errors.Is(err, ErrResponseTooLarge) hold.
-func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResponseTooLarge }
-
-// StatusCode returns the HTTP status of the *APIError in err's chain, or 0.
-func StatusCode(err error) int {
-	var e *APIError
-	if errors.As(err, &e) {
-		return e.StatusCode
-	}
-	return 0
-}
-
-// IsBadRequest reports whether err is an *APIError with status 400.
-func IsBadRequest(err error) bool { return StatusCode(err) == http.StatusBadRequest }
-
-// IsUnauthorized reports whether err is an *APIError with status 401: the API
-// key is missing, wrong or revoked.
-func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnauthorized }
-
-// IsForbidden reports whether err is an *APIError with status 403.
-func IsForbidden(err error) bool { return StatusCode(err) == http.StatusForbidden }
-
-// IsNotFound reports whether err is an *APIError with status 404.
-func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
-
-// IsConflict reports whether err is an *APIError with status 409 (for
-// example: the cluster already has storage attached, or the storage is not
-// ready).
-func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
-
-// IsUnprocessable reports whether err is an *APIError with status 422: the
-// server rejected the request's fields (see APIError.Details).
-func IsUnprocessable(err error) bool { return StatusCode(err) == http.StatusUnprocessableEntity }
-
-// IsRateLimited reports whether err is an *APIError with status 429. Its
-// RetryAfter says when to try again.
-func IsRateLimited(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }
-
-// IsServerError reports whether err is an *APIError with a 5xx status.
-func IsServerError(err error) bool { c := StatusCode(err); return c >= 500 && c <= 599 }
+func (e *invalidRequest) Is(target error) bool { return target == ErrInvalidRequest }

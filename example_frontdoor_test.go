@@ -33,130 +33,59 @@ func inProcess(e *tensorpooltest.Engine, opts ...tensorpool.Option) *gen.ClientW
 
 var ctx = context.Background()
 
-// StatusCode reads the status of an *APIError anywhere in an error's chain;
-// it is 0 for an error that is not a response.
-func ExampleStatusCode() {
-	c := inProcess(tensorpooltest.New())
-	_, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
-	fmt.Println(tensorpool.StatusCode(err))
-	fmt.Println(tensorpool.StatusCode(fmt.Errorf("polling: %w", err)))
-	fmt.Println(tensorpool.StatusCode(context.Canceled))
-	// Output:
-	// 404
-	// 404
-	// 0
-}
-
-// Attaching to a cluster that cannot have storage is a bad request.
-func ExampleIsBadRequest() {
-	engine := tensorpooltest.New()
-	engine.AddCluster(tensorpooltest.Cluster{ID: "c-1", Ineligible: true})
-	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageID: "s-1", ClusterIDs: []string{"c-1"},
-	}))
-	fmt.Println(tensorpool.IsBadRequest(err))
-	// Output: true
-}
-
-// A key the API does not accept (the fake engine of these examples answers
-// 401 to any key but its own).
-func ExampleIsUnauthorized() {
-	engine := fakeEngine()
-	defer engine.Close()
-	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-revoked"), tensorpool.WithBaseURL(engine.URL))
-	if err != nil {
-		log.Fatal(err)
-	}
-	_, err = tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-1"))
-	fmt.Println(tensorpool.IsUnauthorized(err))
-	// Output: true
-}
-
-// A gateway in front of the API refusing the request.
-func ExampleIsForbidden() {
-	engine := tensorpooltest.New()
-	engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{Status: http.StatusForbidden})
-	_, err := tensorpool.Check(inProcess(engine).GetRequestInfoWithResponse(ctx, "req-1"))
-	fmt.Println(tensorpool.IsForbidden(err))
-	// Output: true
-}
-
-// An unknown request id.
-func ExampleIsNotFound() {
-	c := inProcess(tensorpooltest.New())
-	_, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
-	var apiErr *tensorpool.APIError
-	if tensorpool.IsNotFound(err) && errors.As(err, &apiErr) {
-		fmt.Println("no such request:", apiErr.Path)
-	}
-	// Output: no such request: /request/info/req-unknown
-}
-
-// A cluster holds one volume at most.
-func ExampleIsConflict() {
+// IsStatus branches on the status of an *APIError anywhere in an error's
+// chain, one status or several; without codes, on any *APIError.
+func ExampleIsStatus() {
 	engine := tensorpooltest.New()
 	engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
+	engine.AddCluster(tensorpooltest.Cluster{ID: "c-2", Ineligible: true})
 	engine.AddStorage(tensorpooltest.Storage{ID: "s-1", AttachedTo: []string{"c-1"}})
 	engine.AddStorage(tensorpooltest.Storage{ID: "s-2"})
-	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageID: "s-2", ClusterIDs: []string{"c-1"},
-	}))
-	fmt.Println(tensorpool.IsConflict(err))
-	// Output: true
+	c := inProcess(engine)
+	attach := func(storage, cluster string) error {
+		_, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+			StorageID: storage, ClusterIDs: []string{cluster},
+		}))
+		return err
+	}
+	_, notFound := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
+
+	fmt.Println(tensorpool.IsStatus(attach("s-2", "c-1"), http.StatusConflict))   // a cluster holds one volume at most
+	fmt.Println(tensorpool.IsStatus(attach("s-2", "c-2"), http.StatusBadRequest)) // a cluster that cannot have storage
+	fmt.Println(tensorpool.IsStatus(fmt.Errorf("polling: %w", notFound), http.StatusNotFound, http.StatusGone))
+	fmt.Println(tensorpool.IsStatus(notFound), tensorpool.IsStatus(context.Canceled))
+	// Output:
+	// true
+	// true
+	// true
+	// true false
 }
 
-// The server's own validation, reached here because client-side
-// validation is off: a 422 with the field errors in Details.
-func ExampleIsUnprocessable() {
+// The fields of an *APIError: here the server's own validation, reached
+// because client-side validation is off, with its field errors in Details.
+func ExampleAPIError_details() {
 	c := inProcess(tensorpooltest.New(), tensorpool.WithoutClientValidation())
 	_, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
 		StorageID: "s-1", ClusterIDs: []string{"c-1", "c-2"},
 	}))
 	var apiErr *tensorpool.APIError
-	if tensorpool.IsUnprocessable(err) && errors.As(err, &apiErr) {
-		fmt.Println("field errors:", len(apiErr.Details) > 0)
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, len(apiErr.Details) > 0, apiErr.Details[0].Loc)
 	}
-	// Output: field errors: true
+	// Output: 422 true [body cluster_ids]
 }
 
 // A 429 whose Retry-After is longer than the client waits for
 // (RetryPolicy.MaxRetryAfter) is returned at once, saying when to retry.
-func ExampleIsRateLimited() {
+func ExampleAPIError_retryAfter() {
 	engine := tensorpooltest.New()
 	engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{Status: http.StatusTooManyRequests, RetryAfter: "3600"})
 	_, err := tensorpool.Check(inProcess(engine).GetRequestInfoWithResponse(ctx, "req-1"))
 	var apiErr *tensorpool.APIError
-	if tensorpool.IsRateLimited(err) && errors.As(err, &apiErr) {
-		fmt.Println("retry after", apiErr.RetryAfter)
-	}
-	// Output: retry after 1h0m0s
-}
-
-// A POST answered 500 is not retried: it may have been processed.
-func ExampleIsServerError() {
-	engine := tensorpooltest.New()
-	engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: http.StatusInternalServerError})
-	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageID: "s-1", ClusterIDs: []string{"c-1"},
-	}))
-	fmt.Println(tensorpool.IsServerError(err), engine.Calls("POST /storage/attach"))
-	// Output: true 1
-}
-
-// Temporary tells a caller whether trying the same request later may work;
-// the client has already retried what it safely could.
-func ExampleAPIError_Temporary() {
-	engine := tensorpooltest.New()
-	engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Status: http.StatusServiceUnavailable})
-	_, err := tensorpool.Check(inProcess(engine).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageID: "s-1", ClusterIDs: []string{"c-1"},
-	}))
-	var apiErr *tensorpool.APIError
 	if errors.As(err, &apiErr) {
-		fmt.Println(apiErr.StatusCode, apiErr.Temporary())
+		fmt.Println(apiErr.StatusCode, "retry after", apiErr.RetryAfter)
 	}
-	// Output: 503 true
+	// Output: 429 retry after 1h0m0s
 }
 
 // A 2xx body past the cap fails; it is never silently cut.
@@ -169,19 +98,7 @@ func ExampleWithMaxResponseBytes() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// tensorpool: DELETE /storage/s-1: 202 response body larger than 32 bytes (see WithMaxResponseBytes)
-}
-
-// The fields of a *ResponseTooLargeError.
-func ExampleResponseTooLargeError() {
-	engine := tensorpooltest.New()
-	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-	_, err := inProcess(engine, tensorpool.WithMaxResponseBytes(32)).StorageDestroyWithResponse(ctx, "s-1")
-	var tooLarge *tensorpool.ResponseTooLargeError
-	if errors.As(err, &tooLarge) {
-		fmt.Println(tooLarge.StatusCode, tooLarge.Method, tooLarge.Path, tooLarge.Limit)
-	}
-	// Output: 202 DELETE /storage/s-1 32
+	// tensorpool: DELETE /storage/s-1: 202 response (Content-Type "application/json"): response body too large (see WithMaxResponseBytes): more than 32 bytes
 }
 
 // A success the spec does not declare for the operation is no success: here
@@ -200,9 +117,9 @@ func ExampleDecodeError() {
 	_, err = tensorpool.Check(c.StorageDestroyWithResponse(ctx, "s-1"))
 	var decodeErr *tensorpool.DecodeError
 	if errors.As(err, &decodeErr) {
-		fmt.Println(errors.Is(err, tensorpool.ErrMalformedResponse), decodeErr.StatusCode, decodeErr.Method, decodeErr.Path)
+		fmt.Println(decodeErr.StatusCode, decodeErr.Method, decodeErr.Path, string(decodeErr.Body))
 	}
-	// Output: true 200 DELETE /storage/s-1
+	// Output: 200 DELETE /storage/s-1 {"ok":true}
 }
 
 // Bound each attempt, rather than the whole call, with the transport's own
@@ -252,7 +169,7 @@ func ExampleWithRequestEditorFn() {
 // network is trusted (here nothing leaves the process).
 func ExampleWithInsecureHTTP() {
 	_, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"), tensorpool.WithBaseURL("http://10.0.0.5:8000"))
-	fmt.Println(errors.Is(err, tensorpool.ErrInsecureBaseURL))
+	fmt.Println(err)
 
 	engine := tensorpooltest.New()
 	c, err := tensorpool.NewClient(
@@ -263,7 +180,7 @@ func ExampleWithInsecureHTTP() {
 	)
 	fmt.Println(c != nil, err)
 	// Output:
-	// true
+	// tensorpool: refusing plain http to "http://10.0.0.5:8000", not a loopback host: the API key would travel in clear text (use https, or WithInsecureHTTP)
 	// true <nil>
 }
 
@@ -281,12 +198,7 @@ func ExampleWithUserAgent() {
 		log.Fatal(err)
 	}
 	_, _ = c.GetRequestInfoWithResponse(ctx, "req-1")
-
-	_, err = tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"), tensorpool.WithUserAgent("my-app\r\nX-Evil: 1"))
-	fmt.Println(err != nil)
-	// Output:
-	// my-app/1.2 true
-	// true
+	// Output: my-app/1.2 true
 }
 
 // Without client-side validation, a request that breaks a rule of the spec
@@ -299,10 +211,10 @@ func ExampleWithoutClientValidation() {
 	fmt.Println(errors.Is(err, tensorpool.ErrInvalidRequest), engine.Calls("POST /storage/attach"))
 
 	_, err = tensorpool.Check(inProcess(engine, tensorpool.WithoutClientValidation()).StorageAttachWithResponse(ctx, bad))
-	fmt.Println(tensorpool.StatusCode(err), engine.Calls("POST /storage/attach"))
+	fmt.Println(tensorpool.IsStatus(err, http.StatusUnprocessableEntity), engine.Calls("POST /storage/attach"))
 	// Output:
 	// true 0
-	// 422 1
+	// true 1
 }
 
 // WithTimeout bounds a call as a whole, retries and body included.
@@ -327,13 +239,13 @@ func ExampleWithAPIKey() {
 	engine := tensorpooltest.New()
 	c := inProcess(engine, tensorpool.WithAPIKey(" "+engine.APIKey()+"\n"))
 	_, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
-	fmt.Println(tensorpool.StatusCode(err)) // authenticated: the request id is what is wrong
+	fmt.Println(tensorpool.IsStatus(err, http.StatusNotFound)) // authenticated: the request id is what is wrong
 
 	_, err = tensorpool.NewClient(tensorpool.WithAPIKey("tp key"))
-	fmt.Println(errors.Is(err, tensorpool.ErrInvalidAPIKey))
+	fmt.Println(err)
 	// Output:
-	// 404
 	// true
+	// tensorpool: invalid API key: it contains spaces, control or non-ASCII characters
 }
 
 // WithBaseURL takes precedence over $TENSORPOOL_ENGINE. Plain http is
@@ -346,7 +258,7 @@ func ExampleWithBaseURL() {
 	// Output:
 	// <nil>
 	// <nil>
-	// tensorpool: refusing plain http to a non-loopback host (the API key would travel in clear text); use https or WithInsecureHTTP: "http://engine.tensorpool.dev"
+	// tensorpool: refusing plain http to "http://engine.tensorpool.dev", not a loopback host: the API key would travel in clear text (use https, or WithInsecureHTTP)
 	// tensorpool: invalid base URL "https://engine.tensorpool.dev": it must not carry credentials (the API key goes in TENSORPOOL_KEY or WithAPIKey)
 }
 
@@ -374,8 +286,8 @@ func ExampleOpenAPIDocument() {
 
 // A request that changes something (any method but GET and HEAD) never
 // follows a redirect: net/http would replay it as a GET, and the call would
-// seem to succeed although it never ran.
-func ExampleRedirectError() {
+// seem to succeed although it never ran. The redirect is the answer.
+func ExampleAPIError_redirect() {
 	moved := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/v2"+r.URL.Path, http.StatusMovedPermanently)
 	}))
@@ -385,12 +297,9 @@ func ExampleRedirectError() {
 		log.Fatal(err)
 	}
 	_, err = tensorpool.Check(c.StorageDestroyWithResponse(ctx, "s-1"))
-	var redirect *tensorpool.RedirectError
-	if errors.As(err, &redirect) {
-		fmt.Println(redirect.StatusCode, redirect.Method, redirect.Path, strings.TrimPrefix(redirect.Location, moved.URL))
+	var apiErr *tensorpool.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Method, apiErr.Path, strings.Replace(apiErr.Message, moved.URL, "", 1))
 	}
-	fmt.Println(errors.Is(err, tensorpool.ErrRedirected))
-	// Output:
-	// 301 DELETE /storage/s-1 /v2/storage/s-1
-	// true
+	// Output: 301 DELETE /storage/s-1 redirect to /v2/storage/s-1 not followed
 }

@@ -2,7 +2,6 @@ package tensorpool_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -19,28 +18,18 @@ import (
 )
 
 // fakeEngine stands in for https://engine.tensorpool.dev in these examples.
-// It accepts attaching s-1 to c-1, says s-busy is already attached, and
-// rate-limits the first request for request info once.
+// It knows request req-1, COMPLETED, and rate-limits the first request for
+// its info once.
 func fakeEngine() *httptest.Server {
 	var limited atomic.Bool
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.Header.Get("Authorization") != "Bearer tp-example-key" {
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprint(w, `{"detail":"Invalid API key"}`)
+			w.WriteHeader(http.StatusForbidden) // the spec's 403 "Access denied"
+			fmt.Fprint(w, `{"detail":"Access denied"}`)
 			return
 		}
 		switch {
-		case r.Method == "POST" && r.URL.Path == "/storage/attach":
-			var in gen.StorageAttachRestRequest
-			_ = json.NewDecoder(r.Body).Decode(&in)
-			if in.StorageID == "s-busy" {
-				w.WriteHeader(http.StatusConflict)
-				fmt.Fprint(w, `{"detail":"Cluster already has storage attached"}`)
-				return
-			}
-			w.WriteHeader(http.StatusAccepted)
-			fmt.Fprintf(w, `{"storage_id":%q,"cluster_ids":[%q],"request_ids":["req-1"],"message":"Attaching"}`, in.StorageID, in.ClusterIDs[0])
 		case r.Method == "GET" && r.URL.Path == "/request/info/req-1":
 			if !limited.Swap(true) {
 				w.Header().Set("Retry-After", "0")
@@ -58,14 +47,18 @@ func fakeEngine() *httptest.Server {
 
 // The shortest correct program: the key comes from $TENSORPOOL_KEY and the
 // base URL is https://engine.tensorpool.dev unless $TENSORPOOL_ENGINE says
-// otherwise. Here both are given as options, for the example's fake engine.
+// otherwise. Here the built-in engine stands in for the API, so both are
+// given as options. This is the README's "Make a call".
 func ExampleNewClient() {
-	engine := fakeEngine()
-	defer engine.Close()
+	engine := tensorpooltest.New() // stands in for the API in this example
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
+	api := httptest.NewServer(engine)
+	defer api.Close()
 
 	c, err := tensorpool.NewClient(
-		tensorpool.WithAPIKey("tp-example-key"), // default: $TENSORPOOL_KEY
-		tensorpool.WithBaseURL(engine.URL),      // default: $TENSORPOOL_ENGINE, else https://engine.tensorpool.dev
+		tensorpool.WithAPIKey(engine.APIKey()), // default: $TENSORPOOL_KEY
+		tensorpool.WithBaseURL(api.URL),        // default: $TENSORPOOL_ENGINE, else https://engine.tensorpool.dev
 	)
 	if err != nil {
 		log.Fatal(err)
@@ -78,8 +71,8 @@ func ExampleNewClient() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(resp.StatusCode(), resp.JSON202.Message, resp.JSON202.RequestIDs)
-	// Output: 202 Attaching [req-1]
+	fmt.Println(resp.StatusCode(), resp.JSON202.RequestIDs, resp.JSON202.Message)
+	// Output: 202 [req_000001] Storage attachment initiated; attaching restarts all nodes of c-1
 }
 
 // Without a key, NewClient says so before anything is sent.
@@ -92,30 +85,32 @@ func ExampleNewClient_noKey() {
 	// tensorpool: no API key: set TENSORPOOL_KEY or use WithAPIKey
 }
 
-// Check turns a non-2xx response into an *APIError, which errors.As and the
-// Is helpers recognise.
+// Check turns a non-2xx response into an *APIError, which errors.As and
+// IsStatus recognise. This is the README's "Errors".
 func ExampleCheck() {
-	engine := fakeEngine()
-	defer engine.Close()
-	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"), tensorpool.WithBaseURL(engine.URL))
+	engine := tensorpooltest.New() // stands in for the API: c-1 already has s-1
+	engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
+	engine.AddStorage(tensorpooltest.Storage{ID: "s-1", AttachedTo: []string{"c-1"}})
+	api := httptest.NewServer(engine)
+	defer api.Close()
+	c, err := tensorpool.NewClient(tensorpool.WithAPIKey(engine.APIKey()), tensorpool.WithBaseURL(api.URL))
 	if err != nil {
 		log.Fatal(err)
 	}
 
 	_, err = tensorpool.Check(c.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-		StorageID:  "s-busy",
-		ClusterIDs: []string{"c-1"},
+		StorageID: "s-1", ClusterIDs: []string{"c-1"},
 	}))
 	var apiErr *tensorpool.APIError
 	switch {
-	case tensorpool.IsConflict(err):
+	case tensorpool.IsStatus(err, http.StatusConflict):
 		fmt.Println("conflict:", err)
 	case errors.As(err, &apiErr):
 		fmt.Println("API error", apiErr.StatusCode, apiErr.Message)
 	case err != nil:
 		fmt.Println("no response:", err)
 	}
-	// Output: conflict: tensorpool: POST /storage/attach: 409 Conflict: Cluster already has storage attached
+	// Output: conflict: tensorpool: POST /storage/attach: 409 Conflict: Cluster c-1 already has storage attached
 }
 
 // Branch on the fields of *APIError.
@@ -132,29 +127,30 @@ func ExampleAPIError() {
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Method, apiErr.Path)
 		fmt.Println(apiErr.Message)
-		fmt.Println(tensorpool.IsUnauthorized(err))
+		fmt.Println(tensorpool.IsStatus(err, http.StatusForbidden))
 	}
 	// Output:
-	// 401 DELETE /storage/s-1
-	// Invalid API key
+	// 403 DELETE /storage/s-1
+	// Access denied
 	// true
 }
 
-// A request that breaks a rule of the API spec fails before it is sent.
-func ExampleInvalidRequestError() {
+// A request that breaks a constraint the API spec states (cluster_ids:
+// minItems 1, maxItems 1) fails before it is sent.
+func ExampleNewClient_invalidRequest() {
 	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-example-key"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	_, err = c.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
-		StorageID:  "vol-1",
+		StorageID:  "s-1",
 		ClusterIDs: []string{"c-1", "c-2"},
 	})
 	fmt.Println(errors.Is(err, tensorpool.ErrInvalidRequest))
 	fmt.Println(err)
 	// Output:
 	// true
-	// tensorpool: POST /storage/attach: invalid storage_id: must start with "s-", got "vol-1" (nothing was sent)
+	// tensorpool: POST /storage/attach: invalid cluster_ids: must have exactly one element, got 2 (nothing was sent)
 }
 
 // Retries are logged at info level, each attempt at debug level. Here the

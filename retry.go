@@ -3,7 +3,6 @@ package tensorpool
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -68,35 +67,21 @@ func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.Metho
 func retryReason(method string, resp *http.Response, err error) (reason string, hint time.Duration, hasHint bool) {
 	safe := isSafeMethod(method)
 	if err != nil {
+		var op *net.OpError // a dial or DNS error: nothing of the request was written
+		dial := errors.As(err, &op) && op.Op == "dial" || errors.As(err, new(*net.DNSError))
 		switch {
 		case errors.Is(err, ErrResponseTooLarge) || !transient.Is(err):
 			return "", 0, false
 		case safe:
 			return "connection error", 0, false
-		case isDialError(err) && !errors.As(err, new(*bodyReadError)): // a response proves it was sent
+		case dial && !errors.As(err, new(*DecodeError)): // a response proves it was sent
 			return "dial error (request not sent)", 0, false
 		}
 		return "", 0, false
 	}
-	if code := resp.StatusCode; code == http.StatusTooManyRequests ||
-		safe && (code == http.StatusBadGateway || code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout) {
+	if code := resp.StatusCode; code == http.StatusTooManyRequests || safe && transient.Status(code) {
 		hint, hasHint = retryafter.Parse(resp.Header, time.Now())
 		return strconv.Itoa(code) + " " + http.StatusText(code), hint, hasHint
 	}
 	return "", 0, false
-}
-
-// isDialError reports whether err happened while connecting (DNS lookup or
-// TCP connect), so that nothing of the request was written.
-func isDialError(err error) bool {
-	var op *net.OpError
-	var dns *net.DNSError
-	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns)
-}
-
-// discard drains a little of a response, so its connection can be reused,
-// and closes it.
-func discard(resp *http.Response) {
-	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-	_ = resp.Body.Close()
 }

@@ -1,8 +1,8 @@
 package tensorpool
 
 import (
+	"cmp"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -29,11 +29,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		delete(r.Header, "Authorization")
 	}
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	resp, err := base.RoundTrip(&r)
+	resp, err := cmp.Or(t.base, http.DefaultTransport).RoundTrip(&r)
 	if resp != nil {
 		resp.Request = req
 	}
@@ -46,32 +42,10 @@ func bearer(key string) func(http.Header) {
 	return func(h http.Header) { h["Authorization"] = v }
 }
 
-// ErrRedirected is matched (errors.Is) by every *RedirectError.
-var ErrRedirected = errors.New("tensorpool: redirect not followed")
-
-// RedirectError reports a redirect answered to a request of any method but
-// GET and HEAD, which the client never follows: net/http would replay it as
-// a GET, and the call would seem to succeed though the server never ran it.
-type RedirectError struct {
-	StatusCode int    // the redirect's status (301, 302, 303, 307, 308)
-	Method     string // request method
-	Path       string // request path, without host or query
-	Location   string // where the server redirected to, without userinfo, cleaned for printing
-}
-
-// Error implements error.
-func (e *RedirectError) Error() string {
-	return fmt.Sprintf("tensorpool: %s %s: %d %s to %q not followed (a %s is never sent to another URL)",
-		e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode), e.Location, e.Method)
-}
-
-// Is makes errors.Is(err, ErrRedirected) hold.
-func (e *RedirectError) Is(target error) bool { return target == ErrRedirected }
-
 // redirectPolicy is the http.Client.CheckRedirect NewClient installs: a GET
-// or HEAD follows redirects as user (the caller's policy, if any; else
-// net/http's default, at most 10) decides; any other method stops, and the
-// doer returns a *RedirectError.
+// or HEAD follows redirects as user (else net/http's default) decides; any
+// other method stops there, its redirect being the response: net/http would
+// replay it as a GET, which could seem to succeed though it never ran.
 func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		switch {
@@ -93,17 +67,10 @@ func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.
 func urlString(u *url.URL) string {
 	c := *u
 	c.User = nil
-	if c.Host == "" {
-		drop := func(s string) string {
-			seg, _, _ := strings.Cut(s, "/")
-			if i := strings.LastIndexByte(seg, '@'); i >= 0 {
-				return s[i+1:]
-			}
-			return s
-		}
-		c.Opaque = drop(c.Opaque)
-		if p := drop(c.Path); p != c.Path {
-			c.Path, c.RawPath = p, ""
+	for _, p := range []*string{&c.Opaque, &c.Path} {
+		seg, _, _ := strings.Cut(*p, "/")
+		if i := strings.LastIndexByte(seg, '@'); i >= 0 && c.Host == "" {
+			*p, c.RawPath = (*p)[i+1:], ""
 		}
 	}
 	return c.String()

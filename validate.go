@@ -3,97 +3,197 @@ package tensorpool
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 )
-
-// ErrInvalidRequest is matched (errors.Is) by every *InvalidRequestError.
-var ErrInvalidRequest = errors.New("tensorpool: invalid request")
-
-// InvalidRequestError reports a request that breaks a rule the API spec
-// states, or that HTTP cannot carry (a header with control characters). The
-// client returns it before sending anything.
-type InvalidRequestError struct {
-	Method string // request method
-	Path   string // request path, without host or query
-	Field  string // the JSON field or path parameter, e.g. "storage_id", or "header"
-	Reason string // what is wrong, e.g. `must start with "s-", got "abc"`
-}
-
-// Error implements error.
-func (e *InvalidRequestError) Error() string {
-	return fmt.Sprintf("tensorpool: %s %s: invalid %s: %s (nothing was sent)", e.Method, e.Path, e.Field, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrInvalidRequest) hold.
-func (e *InvalidRequestError) Is(target error) bool { return target == ErrInvalidRequest }
 
 // maxValidatedBody bounds what validation reads of a request body that has
 // no GetBody (a streamed body given to a ...WithBody method).
 const maxValidatedBody = 1 << 20
 
-// validateRequest returns an *InvalidRequestError for the first rule of
-// openapi.json that req breaks and the generated types cannot enforce:
-//
-//   - POST /storage/attach: storage_id must start with "s-" (the field's
-//     description), and cluster_ids have exactly one element (minItems 1,
-//     maxItems 1).
-//   - DELETE /storage/{storage_id}: storage_id must start with "s-", the
-//     only format the spec states for a storage id (this operation's 400
-//     "Invalid storage ID format" does not say).
-//
+// schema holds the constraints of a JSON Schema that the client checks
+// before sending; the rest (types, formats, anyOf) is left to the server.
+type schema struct {
+	Ref        string             `json:"$ref"`
+	Properties map[string]*schema `json:"properties"`
+	Required   []string           `json:"required"`
+	Items      *schema            `json:"items"`
+	Enum       []any              `json:"enum"`
+	Pattern    string             `json:"pattern"`
+	MinItems   *int               `json:"minItems"`
+	MaxItems   *int               `json:"maxItems"`
+}
+
+// operation is what validation reads of an OpenAPI operation.
+type operation struct {
+	Parameters []struct {
+		Name, In string
+		Schema   *schema
+	}
+	RequestBody struct {
+		Content map[string]struct{ Schema *schema }
+	}
+}
+
+// document is what validation reads of the embedded openapi.json: the
+// operations by path and lower-case method, and the component schemas.
+type document struct {
+	paths   map[string]map[string]*operation
+	schemas map[string]*schema
+}
+
+// spec is the embedded document, read once.
+var spec = sync.OnceValue(func() *document { return loadDocument(openAPIDocument) })
+
+// loadDocument reads an OpenAPI document. An operation that does not decode
+// (a shape this reader does not know) is simply not checked.
+func loadDocument(b []byte) *document {
+	var raw struct {
+		Paths      map[string]map[string]json.RawMessage
+		Components struct{ Schemas map[string]*schema }
+	}
+	_ = json.Unmarshal(b, &raw)
+	d := &document{paths: map[string]map[string]*operation{}, schemas: raw.Components.Schemas}
+	for p, item := range raw.Paths {
+		d.paths[p] = map[string]*operation{}
+		for method, rawOp := range item {
+			op := new(operation)
+			if json.Unmarshal(rawOp, op) == nil {
+				d.paths[p][method] = op
+			}
+		}
+	}
+	return d
+}
+
+// validate returns an ErrInvalidRequest error for the first constraint of
+// the document (see schema) that req's path parameters or JSON body break;
 // basePath is the base URL's path. A body without GetBody is read into
 // memory and made replayable.
-func validateRequest(req *http.Request, basePath string) error {
-	p, ok := strings.CutPrefix(req.URL.EscapedPath(), strings.TrimSuffix(basePath, "/"))
+func (doc *document) validate(req *http.Request, basePath string) error {
+	p, ok := strings.CutPrefix(req.URL.EscapedPath(), basePath)
 	if !ok {
 		return nil
 	}
-	switch {
-	case req.Method == http.MethodPost && p == "/storage/attach":
-		body, err := requestBody(req)
-		if err != nil {
-			return err
-		}
-		// Exact keys, as the server reads them (json.Unmarshal into a struct
-		// would match "STORAGE_ID" too); a repeated key: the last one wins,
-		// as in Python's json.
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(body, &obj) != nil {
-			return nil // malformed JSON: the server's 422 says more than we could
-		}
-		var storageID string
-		var clusterIDs []string
-		if raw, ok := obj["storage_id"]; ok && json.Unmarshal(raw, &storageID) != nil {
-			return nil // not a string: left to the server's 422
-		}
-		if raw, ok := obj["cluster_ids"]; ok && json.Unmarshal(raw, &clusterIDs) != nil {
-			return nil
-		}
-		if !strings.HasPrefix(storageID, "s-") {
-			return invalid(req, "storage_id", fmt.Sprintf("must start with \"s-\", got %q", storageID))
-		}
-		if len(clusterIDs) != 1 {
-			return invalid(req, "cluster_ids", fmt.Sprintf("must have exactly one element, got %d", len(clusterIDs)))
-		}
-	case req.Method == http.MethodDelete && strings.HasPrefix(p, "/storage/") && !strings.Contains(p[len("/storage/"):], "/"):
-		id, err := url.PathUnescape(p[len("/storage/"):])
-		if err != nil {
-			return nil
-		}
-		if !strings.HasPrefix(id, "s-") {
-			return invalid(req, "storage_id", fmt.Sprintf("must start with \"s-\", got %q", id))
+	op, params := doc.find(strings.ToLower(req.Method), p)
+	if op == nil {
+		return nil
+	}
+	var field, reason string
+	for _, prm := range op.Parameters {
+		if v, ok := params[prm.Name]; ok && prm.In == "path" && reason == "" {
+			field, reason = doc.check(v, prm.Schema, prm.Name)
 		}
 	}
-	return nil
+	if s := op.RequestBody.Content["application/json"].Schema; s != nil && reason == "" {
+		body, err := requestBody(req)
+		var v any
+		if err != nil || json.Unmarshal(body, &v) != nil {
+			return err // malformed JSON: the server's 422 says more than we could
+		}
+		field, reason = doc.check(v, s, "")
+	}
+	if reason == "" {
+		return nil
+	}
+	return &invalidRequest{req.Method, req.URL.Path, field, reason}
 }
 
-func invalid(req *http.Request, field, reason string) error {
-	return &InvalidRequestError{Method: req.Method, Path: req.URL.Path, Field: field, Reason: reason}
+// find returns the operation for method and escaped path p, preferring the
+// template with the most literal segments, and its path parameters.
+func (d *document) find(method, p string) (op *operation, params map[string]string) {
+	segs, best := strings.Split(p, "/"), -1
+	for tmpl, ops := range d.paths {
+		t, vals, lit := strings.Split(tmpl, "/"), map[string]string{}, 0
+		if ops[method] == nil || len(t) != len(segs) {
+			continue
+		}
+		for i, s := range t {
+			if name, ok := strings.CutPrefix(s, "{"); ok && strings.HasSuffix(name, "}") && segs[i] != "" {
+				vals[strings.TrimSuffix(name, "}")], _ = url.PathUnescape(segs[i])
+			} else if s == segs[i] {
+				lit++
+			} else {
+				lit = -1
+				break
+			}
+		}
+		if lit > best {
+			op, params, best = ops[method], vals, lit
+		}
+	}
+	return op, params
+}
+
+// check returns the field of v that breaks a constraint of s, and why.
+func (d *document) check(v any, s *schema, field string) (string, string) {
+	for s != nil && s.Ref != "" {
+		s = d.schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
+	}
+	if s == nil {
+		return "", ""
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range s.Required {
+			if _, ok := v[k]; !ok {
+				return join(field, k), "is required"
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+			if pv, ok := v[k]; ok {
+				if f, reason := d.check(pv, s.Properties[k], join(field, k)); reason != "" {
+					return f, reason
+				}
+			}
+		}
+	case []any, nil: // null: no elements
+		a, _ := v.([]any)
+		lo, hi, n := s.MinItems, s.MaxItems, len(a)
+		switch {
+		case lo != nil && hi != nil && *lo == *hi && n != *lo:
+			return field, fmt.Sprintf("must have exactly %s, got %d", elements(*lo), n)
+		case lo != nil && n < *lo:
+			return field, fmt.Sprintf("must have at least %s, got %d", elements(*lo), n)
+		case hi != nil && n > *hi:
+			return field, fmt.Sprintf("must have at most %s, got %d", elements(*hi), n)
+		}
+		for i, item := range a {
+			if f, reason := d.check(item, s.Items, fmt.Sprintf("%s[%d]", field, i)); reason != "" {
+				return f, reason
+			}
+		}
+	default: // a string, number or boolean
+		if len(s.Enum) > 0 && !slices.Contains(s.Enum, v) {
+			return field, fmt.Sprintf("must be one of %v, got %v", s.Enum, v)
+		}
+		str, ok := v.(string)
+		if re, err := regexp.Compile(s.Pattern); ok && s.Pattern != "" && err == nil && !re.MatchString(str) {
+			return field, fmt.Sprintf("must match %q, got %q", s.Pattern, str)
+		}
+	}
+	return "", ""
+}
+
+func join(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
+
+func elements(n int) string {
+	if n == 1 {
+		return "one element"
+	}
+	return fmt.Sprintf("%d elements", n)
 }
 
 // requestBody returns a copy of req's body, leaving req able to send it.
@@ -115,36 +215,10 @@ func requestBody(req *http.Request) ([]byte, error) {
 	case err != nil:
 		return nil, fmt.Errorf("tensorpool: reading the request body to validate it: %w", err)
 	case len(b) > maxValidatedBody:
-		return nil, invalid(req, "body", fmt.Sprintf("larger than %d bytes", maxValidatedBody))
+		return nil, &invalidRequest{req.Method, req.URL.Path, "body", fmt.Sprintf("larger than %d bytes", maxValidatedBody)}
 	}
 	req.Body = io.NopCloser(bytes.NewReader(b))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	req.ContentLength = int64(len(b))
 	return b, nil
-}
-
-// checkHeaders refuses a header net/http could not send; the value is not
-// quoted in the error: it may be a credential.
-func checkHeaders(req *http.Request) error {
-	for name, values := range req.Header {
-		if !validHeaderName(name) {
-			return invalid(req, "header", fmt.Sprintf("invalid header name %q", name))
-		}
-		for _, v := range values {
-			if !validHeaderValue(v) {
-				return invalid(req, "header", fmt.Sprintf("the value of %s contains control characters", name))
-			}
-		}
-	}
-	return nil
-}
-
-// validHeaderValue reports whether v has no control character but tab.
-func validHeaderValue(v string) bool {
-	return !strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f })
-}
-
-// validHeaderName reports whether n is an HTTP token (RFC 9110 5.1).
-func validHeaderName(n string) bool {
-	return n != "" && strings.Trim(n, "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == ""
 }

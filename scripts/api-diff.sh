@@ -19,8 +19,9 @@
 # go-api.acknowledged-breaking.txt, and exits 1 if there are any (2 if the
 # comparison itself fails). apidiff exits 0 even on incompatible changes, so
 # its "Incompatible changes:" / "Compatible changes:" sections are read here.
-# The last line names the version bump the Go API change implies on its own
-# (major/minor/patch; while the module is v0, a major one is cut as a minor).
+# Before the verdict, an "info:" line counts the changes and names the version
+# bump they imply on their own (major/minor/patch; while the module is v0, a
+# major one is cut as a minor): information, which a passing run prints too.
 #
 # Policy: a method added to gen.ClientInterface or gen.ClientWithResponsesInterface
 # counts as compatible. apidiff calls it incompatible (a type outside this
@@ -128,7 +129,7 @@ export_data() {
 list=$tmp/list
 : >"$list"
 broken=()
-echo "== Go API changes from $base_arg ($(git rev-parse --short "$base")) to the working tree (apidiff; renamed parameters are not reported)"
+echo "== info: Go API changes from $base_arg ($(git rev-parse --short "$base")) to the working tree (apidiff; renamed parameters are not reported)"
 for p in "${packages[@]}"; do
 	dir=${p%%:*} name=${p#*:}
 	has_old=1 has_new=1 st=0
@@ -189,7 +190,7 @@ if [ -n "${API_DIFF_LIST:-}" ]; then
 	cp "$list" "$API_DIFF_LIST"
 fi
 
-incompatible=0 compatible=0 unacked=()
+incompatible=0 compatible=0 acked=0 unacked=()
 while IFS=$'\t' read -r name kind change reason; do
 	case $kind in
 	compatible)
@@ -203,6 +204,7 @@ while IFS=$'\t' read -r name kind change reason; do
 		unacked+=("$name $change")
 	else
 		echo "acknowledged: $name $change (reason: $reason)"
+		acked=$((acked + 1))
 	fi
 done <"$list"
 
@@ -217,7 +219,7 @@ note=
 if [ "$bump" = major ] && ! git tag --list 'v[1-9]*' | grep -q .; then
 	note=" (the module is v0: an incompatible change is released as a MINOR bump, v0.x.y -> v0.(x+1).0)"
 fi
-summary="api-diff: $incompatible incompatible, $compatible compatible change(s): the Go API change alone implies a $bump version bump$note"
+summary="info: api-diff: $incompatible incompatible ($acked acknowledged), $compatible compatible change(s) since $base_arg: on its own, the Go API change implies a $bump version bump$note"
 
 echo "== Incompatible changes not acknowledged in $ack"
 if [ ${#unacked[@]} -gt 0 ] || [ ${#broken[@]} -gt 0 ]; then

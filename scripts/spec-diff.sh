@@ -15,8 +15,9 @@
 # singleline format), and <file>.breaking the unacknowledged breaking ones,
 # for update-spec's CHANGELOG draft and its list of what needs a human.
 #
-# It prints every change (oasdiff changelog), then the breaking ones that are
-# not acknowledged in openapi.acknowledged-breaking.txt, and exits 1 if there
+# It prints every change (oasdiff changelog, under an "info:" heading: its
+# errors may be acknowledged), then the breaking ones that are not
+# acknowledged in openapi.acknowledged-breaking.txt, and exits 1 if there
 # are any. Check levels are adjusted by openapi.severity-levels.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,7 +96,7 @@ else
 fi
 
 flags=(--color never --allow-external-refs=false --severity-levels "$tmp/levels")
-echo "== Changes from $base_name to ${rev_label:-$rev}"
+echo "== info: every change from $base_name to ${rev_label:-$rev} (the gate is the next section)"
 if ! oasdiff changelog "${flags[@]}" "$tmp/before/openapi.json" "$rev"; then
 	echo >&2 "spec-diff: oasdiff cannot compare the two documents (above)."
 	exit 2

@@ -12,13 +12,13 @@ import (
 func BenchmarkRequestInfo(b *testing.B) {
 	s := tensorpooltest.NewInProcessServer(b)
 	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-	resp, err := s.Client.StorageDestroyWithResponse(ctx, "s-1")
+	resp, err := s.RawClient.StorageDestroyWithResponse(ctx, "s-1")
 	if err != nil {
 		b.Fatal(err)
 	}
 	id := *resp.JSON202.RequestID
 	for b.Loop() {
-		if _, err := s.Client.GetRequestInfoWithResponse(ctx, id); err != nil {
+		if _, err := s.RawClient.GetRequestInfoWithResponse(ctx, id); err != nil {
 			b.Fatal(err)
 		}
 	}

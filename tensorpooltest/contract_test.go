@@ -229,7 +229,7 @@ var storageAttachContract = []contractCase{
 	}},
 	{"wrong API key", 403, func(t *testing.T) int {
 		s := seeded(t)
-		resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1"}}, wrongKey)
+		resp, err := s.RawClient.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1"}}, wrongKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,19 +256,23 @@ var storageAttachContract = []contractCase{
 		s := seeded(t)
 		s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-new", NotReady: true})
 		resp := attach(t, s, "s-new", "c-1")
-		detail(t, resp.Body)
+		if d := detail(t, resp.Body); d != "Storage s-new is not ready" {
+			t.Errorf("detail %q", d)
+		}
 		return resp.StatusCode()
 	}},
 	{"storage busy with an attach in flight", 409, func(t *testing.T) int {
 		s := seeded(t)
 		wantStatus(t, attach(t, s, "s-1", "c-1"), 202)
 		resp := attach(t, s, "s-1", "c-2")
-		detail(t, resp.Body)
+		if d := detail(t, resp.Body); d != "Storage s-1 is busy: request req_000001 is in progress" {
+			t.Errorf("detail %q", d)
+		}
 		return resp.StatusCode()
 	}},
 	{"missing cluster_ids", 422, func(t *testing.T) int {
 		s := seeded(t)
-		resp, err := s.Client.StorageAttachWithBodyWithResponse(ctx, "application/json", strings.NewReader(`{"storage_id":"s-1"}`))
+		resp, err := s.RawClient.StorageAttachWithBodyWithResponse(ctx, "application/json", strings.NewReader(`{"storage_id":"s-1"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +286,7 @@ var storageAttachContract = []contractCase{
 	}},
 	{"not JSON", 422, func(t *testing.T) int {
 		s := seeded(t)
-		resp, err := s.Client.StorageAttachWithBodyWithResponse(ctx, "text/plain", strings.NewReader(`s-1 c-1`))
+		resp, err := s.RawClient.StorageAttachWithBodyWithResponse(ctx, "text/plain", strings.NewReader(`s-1 c-1`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +342,7 @@ var storageDestroyContract = []contractCase{
 	}},
 	{"wrong API key", 403, func(t *testing.T) int {
 		s := seeded(t)
-		resp, err := s.Client.StorageDestroyWithResponse(ctx, "s-1", wrongKey)
+		resp, err := s.RawClient.StorageDestroyWithResponse(ctx, "s-1", wrongKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,7 +479,7 @@ var requestInfoContract = []contractCase{
 	}},
 	{"wrong API key (undeclared 403)", 403, func(t *testing.T) int {
 		s := seeded(t)
-		resp, err := s.Client.GetRequestInfoWithResponse(ctx, "req_000001", wrongKey)
+		resp, err := s.RawClient.GetRequestInfoWithResponse(ctx, "req_000001", wrongKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -506,7 +510,7 @@ func wantValidationError(t *testing.T, v *gen.HTTPValidationError, field string)
 			t.Errorf("validation item %+v lacks loc, msg or type", item)
 		}
 		for _, l := range item.Loc {
-			if s, err := l.AsValidationErrorLoc0(); err == nil && s == field {
+			if l == field {
 				found = true
 			}
 		}

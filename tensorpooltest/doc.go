@@ -9,14 +9,19 @@
 //	srv := tensorpooltest.NewServer(t) // or NewInProcessServer(t) inside a synctest bubble
 //	srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 //	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-//	resp, err := srv.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-//		StorageID: "s-1", ClusterIDs: []string{"c-1"},
-//	})
+//	err := attachAndWait(ctx, srv.Client, "s-1", "c-1") // your code
+//
+// Server.Client is the production client, tensorpool.NewClient with the
+// engine's key and URL, so your code is tested with the retries, validation
+// and errors it meets in production; Server.RawClient shows the engine's raw
+// answers.
 //
 // A request that does not conform to the document is answered 422 with an
 // HTTPValidationError body, as upstream's FastAPI would; a missing or wrong
-// API key is answered 403. A response of the engine's that does not conform
-// is reported (WithViolationHandler); NewServer makes it fail the test.
+// API key is answered 403 "Access denied", as the seeds declare for attach
+// and destroy (request info declares no 403: there it is a guess). A
+// response of the engine's that does not conform is reported
+// (WithViolationHandler); NewServer makes it fail the test.
 //
 // Asynchronous requests (attach, destroy) follow a Lifecycle: PENDING,
 // PROCESSING, possibly RETRYING, then COMPLETED or FAILED, on durations the

@@ -270,10 +270,15 @@ func (e *Engine) answer(ctx context.Context, r *http.Request, rt *route, params 
 	// Guess: authentication is checked before the request's shape (403
 	// before 422), as FastAPI's HTTPBearer dependency does.
 	if !authed {
-		// The seed: every endpoint but /healthz requires the key. The
-		// message never repeats what the client sent.
-		res := errorResult(http.StatusForbidden, "Not authenticated: send Authorization: Bearer <your TensorPool API key>")
-		res.undeclared = "403 answers a missing or wrong API key on every operation (seed: all endpoints require authentication)"
+		// The seeds: every endpoint but /healthz requires the key; attach
+		// and destroy declare 403 "Access denied" (and no 401). Guess: the
+		// body's wording. The message never repeats what the client sent.
+		res := errorResult(http.StatusForbidden, "Access denied: missing or wrong API key")
+		if rt.kr.Operation.Responses.Status(http.StatusForbidden) == nil {
+			// Guess: an operation that declares no 403 (request info)
+			// answers a bad key as the others do.
+			res.undeclared = "403 answers a missing or wrong API key on every operation"
+		}
 		return res, in
 	}
 	if err != nil {

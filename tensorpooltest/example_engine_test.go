@@ -212,7 +212,7 @@ func ExampleWithAPIKey() {
 	}
 	// Output:
 	// 404 {"detail":"Request req_000001 not found"}
-	// 403 {"detail":"Not authenticated: send Authorization: Bearer \u003cyour TensorPool API key\u003e"}
+	// 403 {"detail":"Access denied: missing or wrong API key"}
 }
 
 // APIKey is the key to send: DefaultAPIKey unless WithAPIKey says otherwise.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
@@ -34,16 +35,16 @@ func (t *exampleTB) cleanup() {
 }
 
 // NewServer is the one-line setup of a test: an engine on a loopback
-// server, and a generated client that sends its API key.
+// server, and the production client (tensorpool.NewClient) with its key.
 func ExampleNewServer() {
 	runTest(func(t tensorpooltest.TB) {
 		srv := tensorpooltest.NewServer(t)
 		srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 
-		resp, err := srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
+		resp, err := tensorpool.Check(srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
 			StorageID: "s-1", ClusterIDs: []string{"c-1"},
-		})
+		}))
 		if err != nil {
 			t.Fatalf("attach: %v", err)
 		}
@@ -114,25 +115,30 @@ func ExampleEngine_HTTPClient() {
 	// Output: 403
 }
 
-// InjectFault scripts the next requests of an operation: here a rate
-// limit, then the normal answer.
+// InjectFault scripts the next requests of an operation: here a rate limit,
+// then the normal answer. Client, the production client, retries the 429 as
+// it would against the API; RawClient shows it as sent.
 func ExampleEngine_InjectFault() {
 	runTest(func(t tensorpooltest.TB) {
 		srv := tensorpooltest.NewInProcessServer(t)
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-		srv.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Status: 429, RetryAfter: "3"})
+		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-2"})
+		rateLimit := tensorpooltest.Fault{Status: 429, RetryAfter: "0"}
 
-		for range 2 {
-			resp, err := srv.Client.StorageDestroyWithResponse(context.Background(), "s-1")
-			if err != nil {
-				t.Fatalf("destroy: %v", err)
-			}
-			fmt.Println(resp.StatusCode(), resp.HTTPResponse.Header.Get("Retry-After"))
+		srv.Engine.InjectFault("DELETE /storage/{storage_id}", 1, rateLimit)
+		resp, err := tensorpool.Check(srv.Client.StorageDestroyWithResponse(context.Background(), "s-1"))
+		fmt.Println("Client:", resp.StatusCode(), err, "after", srv.Engine.Calls("storage_destroy"), "calls")
+
+		srv.Engine.InjectFault("DELETE /storage/{storage_id}", 1, rateLimit)
+		raw, err := srv.RawClient.StorageDestroyWithResponse(context.Background(), "s-2")
+		if err != nil {
+			t.Fatalf("destroy: %v", err)
 		}
+		fmt.Println("RawClient:", raw.StatusCode(), "Retry-After:", raw.HTTPResponse.Header.Get("Retry-After"))
 	})
 	// Output:
-	// 429 3
-	// 202
+	// Client: 202 <nil> after 2 calls
+	// RawClient: 429 Retry-After: 0
 }
 
 // QueueLifecycles decides how the next asynchronous requests end: here the

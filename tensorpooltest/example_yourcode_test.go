@@ -10,8 +10,9 @@ import (
 	"github.com/tensorpool/tensorpool-go/wait"
 )
 
-// attachAndWait is the code under test: it attaches a volume to a cluster
-// and waits for every request the attach returns.
+// attachAndWait attaches a volume to a cluster and waits until the API has
+// done it. With destroyAndWait, it is the code under test here and the
+// README's "Wait for requests".
 func attachAndWait(ctx context.Context, c *gen.ClientWithResponses, storageID, clusterID string) error {
 	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
 		StorageID: storageID, ClusterIDs: []string{clusterID},
@@ -19,7 +20,18 @@ func attachAndWait(ctx context.Context, c *gen.ClientWithResponses, storageID, c
 	if err != nil {
 		return err
 	}
-	_, err = wait.New(c).WaitAll(ctx, resp.JSON202.RequestIDs...)
+	p := wait.New(c) // polls GET /request/info/{request_id}, honouring Retry-After
+	_, err = p.WaitAll(ctx, resp.JSON202.RequestIDs...)
+	return err // nil, or errors.Join of a *wait.Error per id that did not complete
+}
+
+// destroyAndWait destroys a volume and waits until it is gone.
+func destroyAndWait(ctx context.Context, c *gen.ClientWithResponses, storageID string) error {
+	resp, err := tensorpool.Check(c.StorageDestroyWithResponse(ctx, storageID))
+	if err != nil || resp.JSON202.RequestID == nil { // the spec allows null: nothing to wait for
+		return err
+	}
+	_, err = wait.New(c).Wait(ctx, *resp.JSON202.RequestID)
 	return err
 }
 

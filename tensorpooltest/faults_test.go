@@ -92,7 +92,7 @@ func TestFaultLatencyHonoursTheContext(t *testing.T) {
 		s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Latency: time.Hour})
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		_, err := s.Client.StorageDestroyWithResponse(cctx, "s-1")
+		_, err := s.RawClient.StorageDestroyWithResponse(cctx, "s-1")
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 		}
@@ -105,7 +105,7 @@ func TestFaultLatencyHonoursTheContext(t *testing.T) {
 func TestFaultDropInProcess(t *testing.T) {
 	s := seeded(t)
 	s.Engine.InjectFault("POST /storage/attach", 1, tensorpooltest.Fault{Drop: true})
-	_, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1"}})
+	_, err := s.RawClient.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1"}})
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want one wrapping io.ErrUnexpectedEOF", err)
 	}
@@ -116,7 +116,7 @@ func TestFaultDropOnLoopback(t *testing.T) {
 	s := tensorpooltest.NewServer(t)
 	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 	s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Drop: true, Process: true})
-	if _, err := s.Client.StorageDestroyWithResponse(ctx, "s-1"); err == nil {
+	if _, err := s.RawClient.StorageDestroyWithResponse(ctx, "s-1"); err == nil {
 		t.Fatal("no error from a dropped connection")
 	}
 	// Process: the destroy was accepted before the connection dropped.
@@ -126,7 +126,7 @@ func TestFaultDropOnLoopback(t *testing.T) {
 func TestFaultMalformedJSON(t *testing.T) {
 	s := seeded(t)
 	s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{MalformedJSON: true})
-	resp, err := s.Client.StorageDestroyWithResponse(ctx, "s-1")
+	resp, err := s.RawClient.StorageDestroyWithResponse(ctx, "s-1")
 	if err == nil {
 		t.Fatalf("the generated client parsed a malformed body: %d %s", resp.StatusCode(), resp.Body)
 	}

@@ -17,36 +17,34 @@ import (
 
 var ctx = context.Background()
 
-// frontDoor makes seeded's Client a tensorpool.NewClient (see
-// TestContractsThroughNewClient). The package's tests do not run in parallel.
+// frontDoor makes attach, destroy and info send through the production
+// Server.Client instead of RawClient (see TestContractsThroughNewClient).
+// The package's tests do not run in parallel.
 var frontDoor bool
+
+func client(s *tensorpooltest.Server) *gen.ClientWithResponses {
+	if frontDoor {
+		return s.Client
+	}
+	return s.RawClient
+}
 
 // seeded returns an in-process server with clusters c-1 and c-2 and volume
 // s-1, nothing attached.
 func seeded(t *testing.T, opts ...tensorpooltest.Option) *tensorpooltest.Server {
 	t.Helper()
 	s := tensorpooltest.NewInProcessServer(t, opts...)
-	if frontDoor {
-		c, err := tensorpool.NewClient(
-			tensorpool.WithAPIKey(s.Engine.APIKey()),
-			tensorpool.WithBaseURL(s.URL),
-			tensorpool.WithInsecureHTTP(), // nothing leaves the process
-			tensorpool.WithHTTPClient(s.HTTPClient))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Client = c
-	}
 	s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 	s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-2"})
 	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 	return s
 }
 
-// attach sends POST /storage/attach and fails the test on a transport error.
+// attach sends POST /storage/attach (through RawClient: the engine's own
+// answers are under test) and fails the test on a transport error.
 func attach(t *testing.T, s *tensorpooltest.Server, storageID string, clusterIDs ...string) *gen.StorageAttachResponse {
 	t.Helper()
-	resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: storageID, ClusterIDs: clusterIDs})
+	resp, err := client(s).StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: storageID, ClusterIDs: clusterIDs})
 	if err != nil {
 		t.Fatalf("attach: %v", err)
 	}
@@ -55,7 +53,7 @@ func attach(t *testing.T, s *tensorpooltest.Server, storageID string, clusterIDs
 
 func destroy(t *testing.T, s *tensorpooltest.Server, storageID string) *gen.StorageDestroyResponse {
 	t.Helper()
-	resp, err := s.Client.StorageDestroyWithResponse(ctx, storageID)
+	resp, err := client(s).StorageDestroyWithResponse(ctx, storageID)
 	if err != nil {
 		t.Fatalf("destroy: %v", err)
 	}
@@ -64,7 +62,7 @@ func destroy(t *testing.T, s *tensorpooltest.Server, storageID string) *gen.Stor
 
 func info(t *testing.T, s *tensorpooltest.Server, requestID string) *gen.GetRequestInfoResponse {
 	t.Helper()
-	resp, err := s.Client.GetRequestInfoWithResponse(ctx, requestID)
+	resp, err := client(s).GetRequestInfoWithResponse(ctx, requestID)
 	if err != nil {
 		t.Fatalf("request info: %v", err)
 	}

@@ -49,7 +49,7 @@ func TestBusyVolumeRefusesAnotherRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(time.Second, time.Second)))
 		wantStatus(t, destroy(t, s, "s-1"), 202)
-		wantStatus(t, attach(t, s, "s-1", "c-1"), 409) // being destroyed: not ready
+		wantStatus(t, attach(t, s, "s-1", "c-1"), 409) // being destroyed: busy
 		wantStatus(t, destroy(t, s, "s-1"), 409)       // already being destroyed
 		time.Sleep(2 * time.Second)
 		wantStatus(t, attach(t, s, "s-1", "c-1"), 404) // gone

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"sync"
 
+	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 )
 
@@ -23,23 +24,30 @@ type TB interface {
 // there: the engine answers through its RoundTrip method, whatever the host.
 const InProcessURL = "http://engine.tensorpool.test"
 
-// Server is an engine wired to a ready client, for one test.
+// Server is an engine wired to ready clients, for one test.
 type Server struct {
-	// Engine is the engine the client talks to: seed it, script faults and
+	// Engine is the engine the clients talk to: seed it, script faults and
 	// lifecycles, and inspect its state through it.
 	Engine *Engine
 	// URL is the base URL of the engine: an httptest loopback URL, or
 	// InProcessURL.
 	URL string
-	// Client is a generated client for URL, sending the engine's API key.
+	// Client is the production client, tensorpool.NewClient with the
+	// engine's API key and URL: the retries, client-side validation and
+	// redaction your program gets. Pass it to your code; pass its results
+	// through tensorpool.Check.
 	Client *gen.ClientWithResponses
-	// HTTPClient is the HTTP client under Client; wrap it to put your own
-	// transport (retries, logging) in front of the engine.
+	// RawClient is a bare generated client for URL that adds the engine's
+	// API key and nothing else (no retries, no validation), to see the
+	// engine's raw answers: a 429 as sent, a request the spec forbids.
+	RawClient *gen.ClientWithResponses
+	// HTTPClient is the HTTP client under both clients: the engine itself
+	// in-process, or the httptest server's client.
 	HTTPClient *http.Client
 }
 
 // NewServer starts an engine on a loopback httptest server and returns it
-// with a client. Responses that violate the OpenAPI document fail the test
+// with its clients. Responses that violate the OpenAPI document fail the test
 // (t.Errorf) until it ends; the server is closed when it ends.
 //
 // Inside a testing/synctest bubble, use NewInProcessServer: sockets are not
@@ -52,13 +60,14 @@ func NewServer(t TB, opts ...Option) *Server {
 	return newServer(t, e, srv.URL, srv.Client())
 }
 
-// NewInProcessServer is NewServer without a socket: the client's transport
+// NewInProcessServer is NewServer without a socket: the clients' transport
 // is the engine itself, so it works inside a testing/synctest bubble, where
-// Retry-After waits and request lifecycles run in fake time.
+// Retry-After waits, retries and request lifecycles run in fake time.
 func NewInProcessServer(t TB, opts ...Option) *Server {
 	t.Helper()
 	e := New(append([]Option{violationsFail(t)}, opts...)...)
-	return newServer(t, e, InProcessURL, e.HTTPClient())
+	// Plain http to a name that is not loopback: nothing leaves the process.
+	return newServer(t, e, InProcessURL, e.HTTPClient(), tensorpool.WithInsecureHTTP())
 }
 
 // violationsFail reports violations with t.Errorf until the test's cleanups
@@ -83,17 +92,17 @@ func violationsFail(t TB) Option {
 	})
 }
 
-func newServer(t TB, e *Engine, url string, hc *http.Client) *Server {
+func newServer(t TB, e *Engine, url string, hc *http.Client, opts ...tensorpool.Option) *Server {
 	t.Helper()
 	key := e.APIKey()
-	c, err := gen.NewClientWithResponses(url,
-		gen.WithHTTPClient(hc),
+	c, err := tensorpool.NewClient(append(opts, tensorpool.WithAPIKey(key), tensorpool.WithBaseURL(url), tensorpool.WithHTTPClient(hc))...)
+	if err != nil { // a key WithAPIKey allows but NewClient refuses; the error never shows it
+		t.Fatalf("tensorpooltest: %v", err)
+	}
+	raw, _ := gen.NewClientWithResponses(url, gen.WithHTTPClient(hc), // NewClient parsed url
 		gen.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+key)
 			return nil
 		}))
-	if err != nil {
-		t.Fatalf("tensorpooltest: %v", err)
-	}
-	return &Server{Engine: e, URL: url, Client: c, HTTPClient: hc}
+	return &Server{Engine: e, URL: url, Client: c, RawClient: raw, HTTPClient: hc}
 }

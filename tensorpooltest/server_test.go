@@ -1,12 +1,16 @@
 package tensorpooltest_test
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	tensorpool "github.com/tensorpool/tensorpool-go"
+	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
 
@@ -92,5 +96,38 @@ func TestViolationsOfRequestsInFlightAtTheEndAreReported(t *testing.T) {
 	wg.Wait()
 	if got := tb.reported(); len(got) != 1 || !strings.Contains(got[0], "not_sent") {
 		t.Fatalf("reported: %q, want the violation of the request in flight", got)
+	}
+}
+
+// Server.Client is tensorpool.NewClient's, with the engine's key and URL
+// whatever the environment says: it retries a 429, refuses a request the
+// spec forbids before sending, and Check makes an *APIError of a 404.
+// RawClient does none of that.
+func TestServerClientIsTheProductionClient(t *testing.T) {
+	t.Setenv("TENSORPOOL_KEY", "tp-someone-elses-key")
+	t.Setenv("TENSORPOOL_ENGINE", "https://engine.tensorpool.invalid")
+	for name, newServer := range map[string]func(tensorpooltest.TB, ...tensorpooltest.Option) *tensorpooltest.Server{
+		"NewServer": tensorpooltest.NewServer, "NewInProcessServer": tensorpooltest.NewInProcessServer,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newServer(t)
+			const info = "GET /request/info/{request_id}"
+			rateLimit := tensorpooltest.Fault{Status: http.StatusTooManyRequests, RetryAfter: "0"}
+			s.Engine.InjectFault(info, 1, rateLimit)
+			_, err := tensorpool.Check(s.Client.GetRequestInfoWithResponse(ctx, "req_000001"))
+			if !tensorpool.IsStatus(err, http.StatusNotFound) || s.Engine.Calls(info) != 2 {
+				t.Fatalf("Client: err %v after %d calls, want the engine's 404 after a retried 429", err, s.Engine.Calls(info))
+			}
+			_, err = s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-1", ClusterIDs: []string{"c-1", "c-2"}})
+			if !errors.Is(err, tensorpool.ErrInvalidRequest) || s.Engine.Calls("storage_attach") != 0 {
+				t.Fatalf("Client: err %v, %d calls; want ErrInvalidRequest before sending", err, s.Engine.Calls("storage_attach"))
+			}
+
+			s.Engine.InjectFault(info, 1, rateLimit)
+			resp, err := s.RawClient.GetRequestInfoWithResponse(ctx, "req_000001")
+			if err != nil || resp.StatusCode() != http.StatusTooManyRequests || s.Engine.Calls(info) != 3 {
+				t.Fatalf("RawClient: %v %v after %d calls, want the 429 as sent", resp.StatusCode(), err, s.Engine.Calls(info))
+			}
+		})
 	}
 }

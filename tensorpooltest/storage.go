@@ -19,7 +19,8 @@ type Storage struct {
 	// DeletionProtection makes DELETE /storage/{id} answer 409.
 	DeletionProtection bool
 	// NotReady marks a volume still being provisioned: attaching it answers
-	// 409 ("storage not ready").
+	// 409 ("storage not ready"). A volume with a request in flight answers
+	// 409 "busy" instead.
 	NotReady bool
 	// AttachedTo lists the clusters the volume is attached to, sorted.
 	// AddStorage attaches the volume to these clusters, which must exist.
@@ -207,10 +208,14 @@ func (e *Engine) storageAttach(c *call) *result {
 			return errorResult(http.StatusBadRequest, "Cluster %s is not eligible for storage attachment", cl.ID)
 		}
 	}
-	// Guess: "storage not ready" covers a volume still provisioning and one
-	// with a request in flight (an attach or a destroy not yet terminal).
-	if s.NotReady || s.busy() != "" {
+	if s.NotReady {
 		return errorResult(http.StatusConflict, "Storage %s is not ready", s.ID)
+	}
+	// Guess: a volume with a request in flight (an attach or a destroy not
+	// yet terminal) is refused with 409 too, the seed's "storage not ready"
+	// read broadly; the message says busy, since the volume is provisioned.
+	if id := s.busy(); id != "" {
+		return errorResult(http.StatusConflict, "Storage %s is busy: request %s is in progress", s.ID, id)
 	}
 	for _, cl := range targets {
 		// Guess: the seed's "Cluster already has storage attached" is read
@@ -271,7 +276,7 @@ func (e *Engine) storageDestroy(c *call) *result {
 	// (an attach, or an earlier destroy) blocks a destroy with 409, like
 	// "still attached".
 	if busy := s.busy(); busy != "" {
-		return errorResult(http.StatusConflict, "Storage %s has a request in progress (%s)", id, busy)
+		return errorResult(http.StatusConflict, "Storage %s is busy: request %s is in progress", id, busy)
 	}
 	r := e.newRequest(c.now, gen.RequestTypeSTORAGEDESTROY, id)
 	r.pendingMsg = fmt.Sprintf("Destroying storage %s", id)

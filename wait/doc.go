@@ -5,8 +5,10 @@
 //
 // A mutating call answers 202 with request ids. Wait polls
 // GET /request/info/{request_id} until the request is COMPLETED (nil error)
-// or FAILED (a *FailedError); WaitAll waits for several ids at once; Step
-// polls once and says when to poll next. The last info seen is returned.
+// or FAILED (ErrFailed); WaitAll waits for several ids at once; Step polls
+// once and says when to poll next. The last info seen is returned. Every
+// error that ends the wait for an id is an *Error naming the id, the last
+// info seen and the cause.
 //
 // # Schedule
 //
@@ -17,12 +19,11 @@
 //     the minimum interval (1 s) or clamped to the maximum (10 min: the one
 //     case of an earlier poll, which the Update says); see WithInterval;
 //   - without one, 2 s, as the official CLI: never more polls than it, and
-//     completion noticed at most 2.5 s late; after failures, a backoff of
-//     1 s, 2 s, 4 s, ... up to 30 s;
+//     completion noticed at most 2.5 s late; after failures or a 429/503, a
+//     backoff of 1 s, 2 s, 4 s, ... up to 30 s;
 //   - plus 0 to 25 % jitter, only ever added.
 //
-// A 429, a 503 or a refused connection is news about the server, not about
-// one request: every poll of the Poller (all its Wait, WaitAll and Step
+// A 429 or a 503 is news about the server, not about one request: every poll of the Poller (all its Wait, WaitAll and Step
 // calls) holds until that answer's Retry-After, or without one a backoff
 // shared by the Poller, has passed; then one poll at a time probes, and the
 // first other answer releases the hold. At most 8 polls are in flight at
@@ -36,25 +37,32 @@
 //
 // # Failures
 //
-//   - Transient, polled again on the schedule above until the 5th in a row
-//     (WithMaxFailures) ends the wait with a *TransientError: the connection
-//     errors the tensorpool client retries, 408, 425, 429, 500, 502, 503,
-//     504, a 2xx that is not the expected JSON, and an answer for another
-//     request (ErrWrongRequest).
+//   - A 429 or a 503, with or without Retry-After, is the server asking to
+//     slow down, not a failure: the id waits its Retry-After (or a backoff
+//     of 1 s, 2 s, 4 s, ... up to 30 s) and the Poller slows down, but it
+//     never counts towards WithMaxFailures. Under such pressure only ctx
+//     ends a wait: give it a deadline, which is then the bound.
+//   - Transient failures are polled again on the schedule above until the
+//     5th in a row (WithMaxFailures) ends the wait with ErrTooManyFailures:
+//     the connection errors the tensorpool client retries (a refused
+//     connection included, so a wrong base URL fails within seconds), 408,
+//     425, 500, 502, 504, a 2xx that is not the expected JSON, and an answer
+//     for another request (ErrWrongRequest).
 //   - 404 within 10 s of the first poll, before the request was seen, is
 //     "not visible yet" (WithNotFoundGrace).
-//   - Any other status fails at once, wrapping a *tensorpool.APIError, as
-//     does any other error of the Client (TLS, a body past the client's
-//     cap, ...); a nil response without an error is ErrBrokenClient.
-//   - A status outside the spec's enum is an *UnknownStatusError unless
+//   - Any other status fails at once, wrapping a *tensorpool.APIError,
+//     whether or not its body decodes: the status decides. So does any
+//     other error of the Client (TLS, a body past the client's cap, ...); a
+//     nil response without an error is ErrBrokenClient.
+//   - A status outside the spec's enum is ErrUnknownStatus unless
 //     WithUnknownStatusAsRunning; RETRYING is polled on.
 //   - An id that could address another route is ErrInvalidRequestID.
 //   - When ctx ends, the error wraps ctx's error and names the last status
 //     and failure seen; an answer arriving as ctx ends is still used.
 //
-// Every answer goes through tensorpool.Check (one body cap, one media-type
-// rule; tensorpool.NewClient's transport removes the API key), and server
+// Every answer goes through tensorpool.Check (one response check); server
 // text in errors and Updates is cleaned (control characters escaped, 1 KiB
-// per field), with a raw gen client too. Only the GET is repeated, and only
-// by this package: the tensorpool transport sends each poll once.
+// per field), with a raw gen client too, and through tensorpool.NewClient's
+// client the API key is redacted from it. Only the GET is repeated, and
+// only by this package: the tensorpool client sends each poll once.
 package wait

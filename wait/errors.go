@@ -11,109 +11,101 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
+// The causes an *Error wraps, besides ctx's errors, a *tensorpool.APIError
+// and the Client's own errors.
 var (
-	// ErrFailed matches (errors.Is) every *FailedError.
-	ErrFailed = errors.New("wait: request failed")
-	// ErrUnknownStatus matches (errors.Is) every *UnknownStatusError.
-	ErrUnknownStatus = errors.New("wait: unknown request status")
-	// ErrStopped is wrapped by WaitAll's error for an id it stopped waiting
-	// for because another failed under WithFailFast; context.Canceled would
-	// mean the caller's ctx ended.
+	// ErrFailed: the request reached FAILED; Error.Info says why.
+	ErrFailed = errors.New("request failed")
+	// ErrUnknownStatus: a status outside the spec's enum, a missing one
+	// included (see WithUnknownStatusAsRunning).
+	ErrUnknownStatus = errors.New("unknown request status")
+	// ErrTooManyFailures: WithMaxFailures transient failures in a row; the
+	// error wraps the last one too.
+	ErrTooManyFailures = errors.New("too many consecutive transient failures")
+	// ErrStopped: WaitAll stopped waiting because another id failed under
+	// WithFailFast (context.Canceled would mean the caller's ctx ended).
 	ErrStopped = errors.New("stopped after another request failed")
-	// ErrBrokenClient is wrapped by the error for a Client that returned a
-	// nil *http.Response, or a nil Body, with a nil error; it ends the wait.
+	// ErrBrokenClient: the Client returned a nil *http.Response, or a nil
+	// Body, with a nil error.
 	ErrBrokenClient = errors.New("broken Client")
-	// ErrInvalidRequestID is wrapped by the error, returned before any
-	// request, for an id that could address another route: "", ".", "..",
-	// or one containing '/', '\\' or a control character.
-	ErrInvalidRequestID = errors.New("wait: invalid request id")
-	// ErrWrongRequest is wrapped by the (transient) error for an answer whose
-	// request_id is not the id asked for: a broken server or proxy.
-	ErrWrongRequest = errors.New("wait: the answer is for another request")
+	// ErrInvalidRequestID: an id that could address another route ("", ".",
+	// "..", or one containing '/', '\\' or a control character); nothing
+	// was sent.
+	ErrInvalidRequestID = errors.New("invalid request id")
+	// ErrWrongRequest: an answer whose request_id is not the id asked for
+	// (a broken server or proxy), a transient failure.
+	ErrWrongRequest = errors.New("the answer is for another request")
 )
 
-// FailedError reports a request whose final status is FAILED. It matches
-// ErrFailed.
-type FailedError struct {
-	Info *gen.RequestInfoResponse // the final request info, as the server sent it
+// Error is how the wait for one request id ended, when it did not end
+// COMPLETED: every error of Wait and Step is one, and WaitAll's error joins
+// one per failed id, in input order. Branch on its cause with errors.Is
+// (ErrFailed, context.DeadlineExceeded, ...) or errors.As
+// (*tensorpool.APIError).
+type Error struct {
+	RequestID string                   // the id waited for
+	Info      *gen.RequestInfoResponse // the last request info seen, as the server sent it; nil if none
+	Err       error                    // why the wait ended
+
+	polls  int                 // polls made
+	last   error               // the last transient failure, when another cause ended the wait
+	redact func(string) string // the client's redaction of the key, if it has one
 }
 
-// Error names the request id, its type and the server's external_message,
-// each cleaned for printing (control characters escaped, at most 1 KiB).
-func (e *FailedError) Error() string {
-	if e == nil || e.Info == nil {
-		return ErrFailed.Error()
-	}
-	return fmt.Sprintf("wait: request %q (%s) failed", servertext.Clean(e.Info.RequestID),
-		servertext.Clean(string(e.Info.RequestType))) + message(": ", e.Info)
-}
-
-// Is reports whether target is ErrFailed.
-func (e *FailedError) Is(target error) bool { return target == ErrFailed }
-
-// TransientError reports that polling gave up after Failures transient
-// failures in a row. It unwraps to the last one: a *tensorpool.APIError
-// when that was an HTTP status.
-type TransientError struct {
-	RequestID  string            // the id being polled
-	Failures   int               // transient failures in a row, the last included (WithMaxFailures)
-	LastStatus gen.RequestStatus // the last status seen before them, or ""
-	Err        error             // the last failure
-}
-
-// Error names the id, the number of failures, the last status and the last
-// failure.
-func (e *TransientError) Error() string {
+// Error names the id and the cause; for FAILED, the request type and the
+// server's external_message; otherwise the last status seen. Server text is
+// cleaned for printing (control characters escaped, at most 1 KiB).
+func (e *Error) Error() string {
 	if e == nil {
-		return "wait: giving up after consecutive transient failures"
+		return "wait: <nil>"
 	}
-	return fmt.Sprintf("wait: request %q: giving up after %d consecutive transient failures (last status %s): %v",
-		e.RequestID, e.Failures, statusText(e.LastStatus), e.Err)
+	id := servertext.Clean(e.RequestID)
+	switch {
+	case e.Info != nil && e.Err == ErrFailed:
+		return fmt.Sprintf("wait: request %q (%s) failed", id, clean(string(e.Info.RequestType), e.redact)) + message(": ", e.Info, e.redact)
+	case e.Info != nil && e.Err == ErrUnknownStatus:
+		return fmt.Sprintf("wait: request %q: %v %q", id, ErrUnknownStatus, clean(string(e.Info.Status), e.redact)) + message(": ", e.Info, e.redact)
+	case e.polls == 0:
+		return fmt.Sprintf("wait: request %q: %v", id, e.Err)
+	}
+	status := "none seen"
+	if e.Info != nil {
+		status = clean(string(e.Info.Status), e.redact)
+	}
+	msg := fmt.Sprintf("wait: request %q: %v (last status %s after %d polls", id, e.Err, status, e.polls)
+	if e.last != nil {
+		msg += fmt.Sprintf("; last transient error: %v", e.last)
+	}
+	return msg + ")"
 }
 
-// Unwrap returns the last failure.
-func (e *TransientError) Unwrap() error {
+// Unwrap returns the cause and, when ctx or WithFailFast ended the wait
+// after a transient failure or a 429/503, that last answer too.
+func (e *Error) Unwrap() []error {
 	if e == nil {
 		return nil
 	}
-	return e.Err
-}
-
-// UnknownStatusError reports a status outside the spec's enum, a missing
-// one included (see WithUnknownStatusAsRunning). It matches
-// ErrUnknownStatus.
-type UnknownStatusError struct {
-	RequestID string                   // the id polled
-	Info      *gen.RequestInfoResponse // the request info, as the server sent it
-}
-
-// Error names the status, the request id and the server's external_message,
-// cleaned for printing.
-func (e *UnknownStatusError) Error() string {
-	if e == nil || e.Info == nil {
-		return ErrUnknownStatus.Error()
+	if e.last != nil {
+		return []error{e.Err, e.last}
 	}
-	return fmt.Sprintf("%v %q for request %q", ErrUnknownStatus, servertext.Clean(string(e.Info.Status)), e.RequestID) +
-		message(": ", e.Info)
+	return []error{e.Err}
 }
 
-// Is reports whether target is ErrUnknownStatus.
-func (e *UnknownStatusError) Is(target error) bool { return target == ErrUnknownStatus }
+// clean makes server text safe to print: the key redacted (by redact, the
+// client's rule, if any), control characters escaped, at most 1 KiB.
+func clean(s string, redact func(string) string) string {
+	if redact != nil {
+		s = redact(s)
+	}
+	return servertext.Clean(s)
+}
 
-// message is the server's external_message, cleaned for printing, after
-// sep; "" if there is none.
-func message(sep string, info *gen.RequestInfoResponse) string {
+// message is info's external_message, cleaned, after sep; "" if none.
+func message(sep string, info *gen.RequestInfoResponse, redact func(string) string) string {
 	if info == nil || info.ExternalMessage == nil || *info.ExternalMessage == "" {
 		return ""
 	}
-	return sep + servertext.Clean(*info.ExternalMessage)
-}
-
-func statusText(s gen.RequestStatus) string {
-	if s == "" {
-		return "none seen"
-	}
-	return servertext.Clean(string(s))
+	return sep + clean(*info.ExternalMessage, redact)
 }
 
 // checkID rejects ids that the generated request builder would resolve to
@@ -122,25 +114,30 @@ func statusText(s gen.RequestStatus) string {
 func checkID(id string) error {
 	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, "/\\") ||
 		strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("%w: %q", ErrInvalidRequestID, id)
+		return &Error{RequestID: id, Err: ErrInvalidRequestID}
 	}
 	return nil
 }
 
-// stop ends s with an error naming the id and what was seen last. It wraps
-// err (ReasonContext) or, if nil, ctx's error (ReasonContext) or, while ctx
-// lives, ErrStopped (ReasonStopped); and ctx's cause when that says more.
-func (s *Step) stop(ctx context.Context, err error) error {
+// end ends s with an *Error wrapping err, or, if nil, ctx's error
+// (ReasonContext) or, while ctx lives, ErrStopped (ReasonStopped); and
+// ctx's cause when that says more.
+func (p *Poller) end(ctx context.Context, s *Step, err error) error {
 	s.Next, s.Reason = 0, ReasonContext
 	if err = cmp.Or(err, ctx.Err()); err == nil {
 		err, s.Reason = ErrStopped, ReasonStopped
 	}
-	last := fmt.Sprintf("last status %s after %d polls", statusText(s.Status), s.Attempt)
-	if s.Err != nil {
-		last += fmt.Sprintf("; last transient error: %v", s.Err)
-	}
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
-		return fmt.Errorf("wait: request %q: %w: %w (%s)", s.RequestID, err, cause, last)
+		err = fmt.Errorf("%w: %w", err, cause)
 	}
-	return fmt.Errorf("wait: request %q: %w (%s)", s.RequestID, err, last)
+	return p.fail(s, err)
+}
+
+// fail returns the *Error that ends s with err as its cause.
+func (p *Poller) fail(s *Step, err error) *Error {
+	e := &Error{RequestID: s.RequestID, Info: s.Info, Err: err, polls: s.Attempt, redact: p.redactor()}
+	if !errors.Is(err, ErrTooManyFailures) {
+		e.last = s.Err
+	}
+	return e
 }

@@ -75,8 +75,7 @@ func TestPermanentClientErrorsFailAtOnce(t *testing.T) {
 		{"hostname", viaHTTP(x509.HostnameError{Certificate: &x509.Certificate{}, Host: "engine.test"}), as[x509.HostnameError]},
 		{"TLS record header", viaHTTP(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), as[tls.RecordHeaderError]},
 		{"certificate verification", viaHTTP(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), as[*tls.CertificateVerificationError]},
-		{"redirect not followed", viaHTTP(&tensorpool.RedirectError{StatusCode: 302, Method: "GET"}), is(tensorpool.ErrRedirected)},
-		{"invalid request", viaHTTP(&tensorpool.InvalidRequestError{Method: "GET", Path: "/request/info/r", Field: "request_id", Reason: "x"}), is(tensorpool.ErrInvalidRequest)},
+		{"invalid request", viaHTTP(fmt.Errorf("x: %w", tensorpool.ErrInvalidRequest)), is(tensorpool.ErrInvalidRequest)},
 		{"request editor", func(f *fake) (Client, error) {
 			return gen.NewClient(testServer, gen.WithHTTPClient(&http.Client{Transport: f}),
 				gen.WithRequestEditorFn(func(context.Context, *http.Request) error { return editorErr }))
@@ -87,7 +86,7 @@ func TestPermanentClientErrorsFailAtOnce(t *testing.T) {
 		{"TLS alert", viaHTTP(&net.OpError{Op: "remote error", Err: errors.New("tls: certificate required")}), as[*net.OpError]},
 		{"TLS alert (QUIC)", viaHTTP(tls.AlertError(116)), as[tls.AlertError]},
 		{"custom transport error", viaHTTP(errCustom), is(errCustom)},
-		{"200 past the tensorpool cap", viaHTTP(&tensorpool.ResponseTooLargeError{Method: "GET", Path: "/request/info/r", Limit: 1}), is(tensorpool.ErrResponseTooLarge)},
+		{"200 past the tensorpool cap", viaHTTP(&tensorpool.DecodeError{Err: tensorpool.ErrResponseTooLarge}), is(tensorpool.ErrResponseTooLarge)},
 		{"NewClient: TLS alert", viaNewClient(&net.OpError{Op: "remote error", Err: errors.New("tls: certificate required")}), as[*net.OpError]},
 		{"NewClient: custom transport error", viaNewClient(errCustom), is(errCustom)},
 		{"NewClient: redirect loop", viaNewClient(errors.New("stopped after 10 redirects")), func(err error) bool { return strings.Contains(err.Error(), "stopped after 10 redirects") }},
@@ -106,8 +105,8 @@ func TestPermanentClientErrorsFailAtOnce(t *testing.T) {
 				p := New(c, WithProgress(func(u Update) { ups = append(ups, u) }))
 				start := time.Now()
 				_, err = p.Wait(t.Context(), "r")
-				var te *TransientError
-				if err == nil || !tc.want(err) || errors.As(err, &te) || !strings.Contains(err.Error(), `"r"`) {
+				var we *Error
+				if err == nil || !tc.want(err) || errors.Is(err, ErrTooManyFailures) || !errors.As(err, &we) || we.RequestID != "r" {
 					t.Fatalf("err = %v; want the cause, wrapped with the id, not transient", err)
 				}
 				if el := time.Since(start); el != 0 || len(ups) != 1 || len(f.allCalls()) > 1 {
@@ -142,9 +141,8 @@ func TestNetworkErrorsStayTransient(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				for i, p := range pollers(t, tc.err) {
 					_, err := p.Wait(t.Context(), "r")
-					var te *TransientError
-					if !errors.As(err, &te) || te.Failures != 3 || !errors.Is(err, tc.err) {
-						t.Errorf("poller %d: err = %v; want a *TransientError after 3 failures wrapping %v", i, err, tc.err)
+					if !errors.Is(err, ErrTooManyFailures) || !strings.Contains(err.Error(), "(3 in a row)") || !errors.Is(err, tc.err) {
+						t.Errorf("poller %d: err = %v; want ErrTooManyFailures after 3 failures wrapping %v", i, err, tc.err)
 					}
 				}
 			})
@@ -159,15 +157,14 @@ func TestNetworkErrorsStayTransient(t *testing.T) {
 		{"no such host", &net.DNSError{Err: "no such host", Name: "engine.test", IsNotFound: true}},
 		{"TLS alert", &net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")}},
 		{"cancelled below", fmt.Errorf("upstream: %w", context.Canceled)},
-		{"body too large", &tensorpool.ResponseTooLargeError{Method: "GET", Path: "/request/info/r", Limit: 1}},
+		{"body too large", &tensorpool.DecodeError{Err: tensorpool.ErrResponseTooLarge}},
 	} {
 		t.Run("not "+tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				for i, p := range pollers(t, tc.err) {
 					_, err := p.Wait(t.Context(), "r")
-					var te *TransientError
-					if err == nil || errors.As(err, &te) || !errors.Is(err, tc.err) {
-						t.Errorf("poller %d: err = %v; want %v at once, not a *TransientError", i, err, tc.err)
+					if err == nil || errors.Is(err, ErrTooManyFailures) || !errors.Is(err, tc.err) {
+						t.Errorf("poller %d: err = %v; want %v at once, not ErrTooManyFailures", i, err, tc.err)
 					}
 				}
 			})
@@ -201,18 +198,17 @@ func as[T error](err error) bool {
 
 func is(target error) func(error) bool { return func(err error) bool { return errors.Is(err, target) } }
 
-func TestErrorTypesNilSafe(t *testing.T) {
-	for _, err := range []error{&FailedError{}, (*FailedError)(nil), &TransientError{}, (*TransientError)(nil),
-		&UnknownStatusError{}, (*UnknownStatusError)(nil)} {
+func TestErrorNilSafe(t *testing.T) {
+	for _, err := range []*Error{{}, nil, {Err: ErrFailed}, {Err: ErrUnknownStatus}, {Info: &gen.RequestInfoResponse{}, Err: ErrFailed}} {
 		if msg := err.Error(); !strings.HasPrefix(msg, "wait: ") {
-			t.Errorf("%T.Error() = %q", err, msg)
+			t.Errorf("%#v.Error() = %q", err, msg)
 		}
 	}
-	if err := errors.Unwrap((*TransientError)(nil)); err != nil {
-		t.Errorf("Unwrap of a nil *TransientError = %v", err)
+	if errs := (*Error)(nil).Unwrap(); errs != nil {
+		t.Errorf("Unwrap of a nil *Error = %v", errs)
 	}
-	if !errors.Is(&FailedError{}, ErrFailed) || !errors.Is(&UnknownStatusError{}, ErrUnknownStatus) {
-		t.Error("empty errors no longer match their sentinels")
+	if !errors.Is(&Error{Err: ErrFailed}, ErrFailed) || !errors.Is(&Error{Err: ErrUnknownStatus}, ErrUnknownStatus) {
+		t.Error("errors no longer match their causes")
 	}
 }
 
@@ -272,16 +268,78 @@ func TestServerTextCleanedAndCapped(t *testing.T) {
 // request's external_message, is NewClient's transport's job, before the
 // body is parsed.)
 func TestEchoedKeyNotInErrorsThroughNewClient(t *testing.T) {
-	for _, code := range []int{400, 503} {
+	for _, code := range []int{400, 502, 503} {
 		synctest.Test(t, func(t *testing.T) {
 			r := reply{code: code, body: `{"detail":"bad key tp-test\n\u001b[2J"}`}
 			var seen strings.Builder
 			p := newFake().on("r", r).newClientPoller(t, WithMaxFailures(2),
 				WithProgress(func(u Update) { fmt.Fprintf(&seen, "%s %v\n", u.Message, u.Err) }))
-			_, err := p.Wait(t.Context(), "r")
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a 503 never counts as a failure
+			defer cancel()
+			_, err := p.Wait(ctx, "r")
 			fmt.Fprintf(&seen, "%v", err)
 			if err == nil || strings.Contains(seen.String(), "tp-test") || strings.ContainsAny(seen.String(), "\x1b") {
 				t.Errorf("%d: the key or a raw ESC leaked (or no error): %q", code, seen.String())
+			}
+		})
+	}
+}
+
+// TestWrongBaseURLFailsInBoundedTime: a connection refused from the first
+// poll (a wrong base URL, a server that is not there) is a transient
+// failure, not pressure: the wait ends after WithMaxFailures of them, in
+// seconds, with the cause.
+func TestWrongBaseURLFailsInBoundedTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", reply{err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}})
+		start := time.Now()
+		_, err := f.poller(t, 0).Wait(t.Context(), "r")
+		if !errors.Is(err, ErrTooManyFailures) || !errors.Is(err, syscall.ECONNREFUSED) || time.Since(start) > 20*time.Second {
+			t.Errorf("err = %v after %v; want ErrTooManyFailures wrapping ECONNREFUSED within 20 s", err, time.Since(start))
+		}
+	})
+}
+
+// TestPressureNeverCountsAsFailure: 429s and 503s, with Retry-After or
+// without, never end a wait, however many: only ctx does, and its error
+// names the last answer; the first other answer goes on as usual.
+func TestPressureNeverCountsAsFailure(t *testing.T) {
+	for _, r := range []reply{httpErr(429, "1"), httpErr(503, "2"), httpErr(503, ""), httpErr(429, "")} {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFake().on("r", seq(repeat(40, r), completed)...)
+			info, err := f.poller(t, 0).Wait(t.Context(), "r")
+			if err != nil || info.Status != gen.RequestStatusCOMPLETED {
+				t.Errorf("%d %q: %v, %v after %d polls; want COMPLETED after 41", r.code, r.retryAfter, info, err, len(f.allCalls()))
+			}
+			f = newFake().on("r", r)
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			_, err = f.poller(t, 0).Wait(ctx, "r")
+			if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTooManyFailures) || !tensorpool.IsStatus(err, r.code) {
+				t.Errorf("%d %q for 3 minutes: err = %v; want DeadlineExceeded naming the last %d", r.code, r.retryAfter, err, r.code)
+			}
+		})
+	}
+}
+
+// TestStatusIsAuthoritative: a 4xx other than 404 in its grace, 408, 425
+// and 429 ends the wait at once, whether or not its body decodes, with a
+// raw gen client too (whose parser fails on a 422 that is not FastAPI's
+// shape).
+func TestStatusIsAuthoritative(t *testing.T) {
+	for _, r := range []reply{
+		{code: 422, body: `{"detail":"request id malformed"}`},
+		{code: 422, body: `not json at all`},
+		{code: 400, body: `{"detail":`},
+		{code: 409, ctype: "text/html", body: "<html>"},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			for i, p := range []*Poller{newFake().on("r", r).directPoller(t), newFake().on("r", r).poller(t, 0), newFake().on("r", r).newClientPoller(t)} {
+				start := time.Now()
+				_, err := p.Wait(t.Context(), "r")
+				if !tensorpool.IsStatus(err, r.code) || errors.Is(err, ErrTooManyFailures) || time.Since(start) != 0 {
+					t.Errorf("poller %d, %d %q: err = %v after %v; want the %d at once", i, r.code, r.body, err, time.Since(start), r.code)
+				}
 			}
 		})
 	}

@@ -123,21 +123,41 @@ func ExampleWithProgress() {
 	// r-1 #3 COMPLETED "" next: done
 }
 
-// Tell a FAILED request apart from a failure to poll.
-func ExampleFailedError() {
+// Every error that ends a wait is an *Error: the id, the last info seen
+// and the cause. Tell a FAILED request apart from a failure to poll.
+func ExampleError() {
 	c := newClient(map[string][]string{"r-2": {"PROCESSING", "FAILED"}})
 	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0)).Wait(context.Background(), "r-2")
-	var failed *wait.FailedError
+	var we *wait.Error
 	switch {
-	case errors.As(err, &failed):
-		fmt.Println("the request failed:", *failed.Info.ExternalMessage)
+	case errors.Is(err, wait.ErrFailed) && errors.As(err, &we):
+		fmt.Println(we.RequestID, "failed:", *we.Info.ExternalMessage)
 		fmt.Println(err)
 	case err != nil:
 		fmt.Println("could not tell:", err)
 	}
 	// Output:
-	// the request failed: cluster c-2 is not running
+	// r-2 failed: cluster c-2 is not running
 	// wait: request "r-2" (STORAGE_ATTACH) failed: cluster c-2 is not running
+}
+
+// WaitAll's error joins one *Error per id that did not complete, in input
+// order: walk it to match each to its id.
+func ExampleError_waitAll() {
+	c := newClient(map[string][]string{"r-a": {"COMPLETED"}, "r-b": {"FAILED"}, "r-c": {"PENDING", "404"}})
+	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithNotFoundGrace(0)).
+		WaitAll(context.Background(), "r-a", "r-b", "r-c")
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			var we *wait.Error
+			if errors.As(e, &we) {
+				fmt.Println(we.RequestID, errors.Is(e, wait.ErrFailed), tensorpool.IsStatus(e, http.StatusNotFound))
+			}
+		}
+	}
+	// Output:
+	// r-b true false
+	// r-c false true
 }
 
 // Bound the wait with a deadline. When the server asks for a delay that
@@ -202,25 +222,16 @@ func ExampleWithInterval() {
 	// COMPLETED 0s done
 }
 
-// The number of consecutive transient failures (here 503s) that ends a wait.
+// The number of consecutive transient failures (here 502s) that ends a
+// wait; the error wraps the last one. A 429 or a 503 never counts.
 func ExampleWithMaxFailures() {
-	c := newClient(map[string][]string{"r-5": {"503", "503", "503", "COMPLETED"}})
+	c := newClient(map[string][]string{"r-5": {"PENDING", "502", "502", "502", "COMPLETED"}})
 	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithMaxFailures(2)).Wait(context.Background(), "r-5")
-	var te *wait.TransientError
-	fmt.Println(errors.As(err, &te), te.Failures)
-	// Output: true 2
-}
-
-// Tell "polling kept failing" apart from a FAILED request, and find the
-// last failure's HTTP status.
-func ExampleTransientError() {
-	c := newClient(map[string][]string{"r-5": {"PENDING", "503"}})
-	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0)).Wait(context.Background(), "r-5")
-	var te *wait.TransientError
-	if errors.As(err, &te) {
-		fmt.Println(te.RequestID, te.Failures, te.LastStatus, tensorpool.StatusCode(err))
-	}
-	// Output: r-5 5 PENDING 503
+	fmt.Println(errors.Is(err, wait.ErrTooManyFailures), tensorpool.IsStatus(err, http.StatusBadGateway))
+	fmt.Println(err)
+	// Output:
+	// true true
+	// wait: request "r-5": too many consecutive transient failures (2 in a row), the last: tensorpool: GET /request/info/r-5: 502 Bad Gateway: busy (last status PENDING after 3 polls)
 }
 
 // A 404 is taken for "not visible yet" only for a short while after the
@@ -229,7 +240,7 @@ func ExampleWithNotFoundGrace() {
 	c := newClient(map[string][]string{})
 	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0), wait.WithNotFoundGrace(3*time.Millisecond)).
 		Wait(context.Background(), "r-unknown")
-	fmt.Println(tensorpool.IsNotFound(err))
+	fmt.Println(tensorpool.IsStatus(err, http.StatusNotFound))
 	// Output: true
 }
 
@@ -277,16 +288,17 @@ func ExampleWithUnknownStatusAsRunning() {
 	// COMPLETED <nil>
 }
 
-// By default an unknown status is an *UnknownStatusError carrying the info.
-func ExampleUnknownStatusError() {
+// By default an unknown status ends the wait with ErrUnknownStatus; the
+// *Error carries the info.
+func ExampleWithUnknownStatusAsRunning_default() {
 	c := newClient(map[string][]string{"r-6": {"PENDING", "QUEUED_V2"}})
 	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0)).Wait(context.Background(), "r-6")
-	var unknown *wait.UnknownStatusError
-	if errors.As(err, &unknown) {
-		fmt.Println(unknown.RequestID, unknown.Info.Status)
+	var we *wait.Error
+	if errors.Is(err, wait.ErrUnknownStatus) && errors.As(err, &we) {
+		fmt.Println(we.RequestID, we.Info.Status)
 		fmt.Println(err)
 	}
 	// Output:
 	// r-6 QUEUED_V2
-	// wait: unknown request status "QUEUED_V2" for request "r-6"
+	// wait: request "r-6": unknown request status "QUEUED_V2"
 }

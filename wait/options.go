@@ -54,8 +54,8 @@ func WithInterval(lo, hi time.Duration) Option {
 func WithProgress(f func(Update)) Option { return func(c *config) { c.progress = f } }
 
 // WithMaxFailures sets how many transient failures in a row end a wait with
-// a *TransientError (default 5); a successful poll resets the count. n < 1
-// is ignored.
+// ErrTooManyFailures (default 5); a successful poll resets the count, and a
+// 429 or a 503 is never counted. n < 1 is ignored.
 func WithMaxFailures(n int) Option { return func(c *config) { set(&c.maxFailures, n, 1) } }
 
 // WithNotFoundGrace sets how long after the first poll a 404 still means

@@ -17,70 +17,17 @@ import (
 	"github.com/tensorpool/tensorpool-go/wait"
 )
 
-// The README's "Wait for requests" code, and the progress, deadline and Step
-// uses it describes, run with default options against the in-memory engine
-// in virtual time.
+// The uses the README's "Wait for requests" describes (its code is in
+// tensorpooltest/example_yourcode_test.go): progress, a deadline, Step, run
+// with default options against the in-memory engine in virtual time.
 
-// newReadmeClient is tensorpool.NewClient wired to an in-process engine.
+// newReadmeClient is the production client of an in-process engine.
 func newReadmeClient(t *testing.T, opts ...tensorpooltest.Option) (*gen.ClientWithResponses, *tensorpooltest.Engine) {
 	t.Helper()
 	srv := tensorpooltest.NewInProcessServer(t, opts...)
 	srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-2"})
-	c, err := tensorpool.NewClient(tensorpool.WithAPIKey(srv.Engine.APIKey()), tensorpool.WithBaseURL(srv.URL),
-		tensorpool.WithInsecureHTTP(), tensorpool.WithHTTPClient(srv.HTTPClient))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, srv.Engine
-}
-
-func attachThenDestroy(ctx context.Context, c *gen.ClientWithResponses) ([]*gen.RequestInfoResponse, *gen.RequestInfoResponse, error) {
-	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageID: "s-1", ClusterIDs: []string{"c-1"},
-	}))
-	if err != nil {
-		return nil, nil, err
-	}
-	p := wait.New(c) // polls GET /request/info/{request_id}, honouring Retry-After
-	infos, err := p.WaitAll(ctx, resp.JSON202.RequestIDs...)
-	if err != nil {
-		return nil, nil, err
-	}
-
-	destroyed, err := tensorpool.Check(c.StorageDestroyWithResponse(ctx, "s-2"))
-	if err != nil {
-		return nil, nil, err
-	}
-	info, err := p.Wait(ctx, *destroyed.JSON202.RequestID)
-	return infos, info, err
-}
-
-func TestReadmeWaitForRequests(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, engine := newReadmeClient(t,
-			tensorpooltest.WithLifecycle(tensorpooltest.Succeed(20*time.Second, 3*time.Minute)),
-			tensorpooltest.WithRetryAfter(30*time.Second, tensorpooltest.RetryAfterSeconds))
-		start := time.Now()
-		infos, info, err := attachThenDestroy(t.Context(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(infos) != 1 || infos[0].Status != gen.RequestStatusCOMPLETED || info.Status != gen.RequestStatusCOMPLETED {
-			t.Fatalf("infos %+v, destroy %+v", infos, info)
-		}
-		if _, ok := engine.Storage("s-2"); ok {
-			t.Fatal("s-2 still exists after its destroy COMPLETED")
-		}
-		// Two requests of 3m20s each, polled every 30 s (+ ≤25 % jitter).
-		if el := time.Since(start); el < 6*time.Minute+40*time.Second || el > 8*time.Minute {
-			t.Fatalf("took %v of virtual time", el)
-		}
-		if polls := engine.Calls("GET /request/info/{request_id}"); polls > 2*9 {
-			t.Fatalf("%d polls for two 200 s requests with Retry-After 30 s", polls)
-		}
-	})
+	return srv.Client, srv.Engine
 }
 
 func TestReadmeProgressAndErrors(t *testing.T) {
@@ -104,9 +51,9 @@ func TestReadmeProgressAndErrors(t *testing.T) {
 		}))
 		info, err := p.Wait(t.Context(), id)
 
-		var failed *wait.FailedError
+		var failed *wait.Error
 		switch {
-		case errors.As(err, &failed): // the request reached FAILED
+		case errors.Is(err, wait.ErrFailed) && errors.As(err, &failed): // the request reached FAILED
 			fmt.Fprintln(&lines, "failed:", *failed.Info.ExternalMessage)
 		case errors.Is(err, context.DeadlineExceeded): // the message names the last status seen
 			fmt.Fprintln(&lines, "gave up waiting:", err)
@@ -158,6 +105,28 @@ func TestReadmeDeadline(t *testing.T) {
 	})
 }
 
+// The README: a wait may stop before ctx's deadline, when the next poll
+// would not fit; its error wraps context.DeadlineExceeded while ctx.Err()
+// is still nil, so a caller looping on ctx.Err() would carry on.
+func TestReadmeWaitMayStopBeforeTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newReadmeClient(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(time.Hour, time.Hour)),
+			tensorpooltest.WithRetryAfter(time.Minute, tensorpooltest.RetryAfterSeconds))
+		resp, err := tensorpool.Check(c.StorageAttachWithResponse(t.Context(), gen.StorageAttachRestRequest{
+			StorageID: "s-1", ClusterIDs: []string{"c-1"},
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second) // polls at 0 and 60-75 s; the next would be after 120 s
+		defer cancel()
+		_, err = wait.New(c).Wait(ctx, resp.JSON202.RequestIDs[0])
+		if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			t.Fatalf("err %v, ctx.Err() %v: want context.DeadlineExceeded wrapped, before the deadline", err, ctx.Err())
+		}
+	})
+}
+
 func TestReadmeStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, _ := newReadmeClient(t)
@@ -174,7 +143,7 @@ func TestReadmeStep(t *testing.T) {
 		for {
 			s, err := p.Step(t.Context(), requestID, prev)
 			if err != nil {
-				t.Fatal(err) // FAILED (*wait.FailedError), or polling failed
+				t.Fatal(err) // FAILED (wait.ErrFailed), or polling failed
 			}
 			if s.Done {
 				break // COMPLETED

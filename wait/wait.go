@@ -5,17 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
-	"github.com/tensorpool/tensorpool-go/internal/servertext"
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
@@ -31,8 +31,11 @@ type Poller struct {
 	sem  chan struct{} // bounds the polls in flight
 	mu   sync.Mutex    // serializes progress callbacks
 	rand func() float64
+	// redact is the client's redaction of the key, from its first answer
+	// (tensorpool.NewClient's marks every body with it), or nil.
+	redact atomic.Pointer[func(string) string]
 
-	// The shared hold after a 429, 503 or refused connection (rounds > 0).
+	// The shared hold after a 429 or a 503 (rounds > 0).
 	holdMu  sync.Mutex
 	until   time.Time
 	rounds  int           // pressure answers in a row
@@ -72,15 +75,16 @@ type Step struct {
 	RequestID string
 	Info      *gen.RequestInfoResponse // the last request info seen (this poll's or an earlier one's), nil if none
 	Status    gen.RequestStatus        // Info.Status, or "" while Info is nil
-	Done      bool                     // COMPLETED, or FAILED (then the error is a *FailedError)
+	Done      bool                     // COMPLETED, or FAILED (then the error wraps ErrFailed)
 	Next      time.Duration            // how long to wait before the next poll; 0 when polling is over
 	Reason    Reason                   // why Next was chosen, or why polling is over
 	Attempt   int                      // polls made, this one included
-	Err       error                    // this poll's transient failure, if any; polling may continue
-	Failures  int                      // consecutive transient failures, this one included
+	Err       error                    // this poll's transient failure or pressure answer (429, 503), if any; polling may continue
+	Failures  int                      // consecutive transient failures, this one included (429 and 503 are not failures)
 	Started   time.Time                // the time of the first poll
 
-	floor time.Duration // the earliest Next may be: the server's hint or the minimum interval
+	floor    time.Duration // the earliest Next may be: the server's hint or the minimum interval
+	backoffs int           // answers in a row that were not a request info: failures or pressure
 }
 
 // Update is what WithProgress reports. The last Update of a wait has
@@ -97,9 +101,10 @@ type Update struct {
 	Info      *gen.RequestInfoResponse
 }
 
-// Wait polls the request until it is COMPLETED (nil error) or FAILED (a
-// *FailedError), or a permanent error or ctx ends the wait (see the package
-// documentation). It returns the last info seen, nil if none.
+// Wait polls the request until it is COMPLETED (nil error) or FAILED (an
+// *Error wrapping ErrFailed), or a permanent error or ctx ends the wait
+// (see the package documentation). It returns the last info seen, nil if
+// none.
 func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoResponse, error) {
 	if err := checkID(requestID); err != nil {
 		return nil, err
@@ -111,7 +116,7 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 // fitDeadline shortens s.Next, never below s.floor, so that one more poll
 // comes before ctx's deadline (a floor's worth before it, if it can), or
 // ends s if even s.floor does not fit.
-func fitDeadline(ctx context.Context, s *Step) error {
+func (p *Poller) fitDeadline(ctx context.Context, s *Step) error {
 	dl, ok := ctx.Deadline()
 	switch left := time.Until(dl); {
 	case !ok || s.Next < left:
@@ -120,7 +125,7 @@ func fitDeadline(ctx context.Context, s *Step) error {
 		s.Next, s.Reason = max(s.floor, left-s.floor), ReasonTrimmed
 		return nil
 	}
-	return s.stop(ctx, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
+	return p.end(ctx, s, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
 }
 
 // Step polls the request once, waiting only while the Poller holds its
@@ -143,51 +148,57 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	if prev != nil && prev.RequestID == requestID && !prev.Started.IsZero() {
 		*s = *prev
 	}
-	s.Done, s.Next, s.Reason, s.Err = false, 0, ReasonDone, nil
+	s.Done, s.Next, s.Reason = false, 0, ReasonDone
 	// The slot first, then the hold: a poll queued for a slot must not slip
 	// past a hold that began while it queued.
 	select {
 	case p.sem <- struct{}{}:
 		defer func() { <-p.sem }()
 	case <-ctx.Done():
-		return s, s.stop(ctx, ctx.Err())
+		return s, p.end(ctx, s, ctx.Err())
 	}
 	probe, err := p.acquire(ctx)
 	if err != nil {
-		return s, s.stop(ctx, err)
+		return s, p.end(ctx, s, err)
 	}
-	s.Attempt++
+	s.Attempt, s.Err = s.Attempt+1, nil
 	a := p.get(ctx, requestID, probe)
+	if a.redact != nil {
+		p.redact.CompareAndSwap(nil, &a.redact)
+	}
 	var apiErr *tensorpool.APIError
 	switch {
 	case a.err != nil && ctx.Err() != nil:
-		return s, s.stop(ctx, nil)
-	case a.err != nil && a.transient:
-		if s.Failures, s.Err = s.Failures+1, a.err; s.Failures >= p.cfg.maxFailures {
-			return s, &TransientError{RequestID: requestID, Failures: s.Failures, LastStatus: s.Status, Err: a.err}
+		return s, p.end(ctx, s, nil)
+	case a.pressure: // the server asks to slow down: never a failure, only ctx ends the wait
+		s.Err, s.backoffs = a.err, s.backoffs+1
+	case a.transient:
+		s.Err, s.backoffs = a.err, s.backoffs+1
+		if s.Failures++; s.Failures >= p.cfg.maxFailures {
+			return s, p.fail(s, fmt.Errorf("%w (%d in a row), the last: %w", ErrTooManyFailures, s.Failures, a.err))
 		}
 	case errors.As(a.err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
 		s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
 		s.Err = a.err // not visible yet: not a failure
 	case a.err != nil:
-		return s, fmt.Errorf("wait: request %q: %w", requestID, a.err)
+		return s, p.fail(s, a.err)
 	default:
-		s.Failures, s.Info, s.Status = 0, a.info, a.info.Status
+		s.Failures, s.backoffs, s.Info, s.Status = 0, 0, a.info, a.info.Status
 		switch a.info.Status {
 		case gen.RequestStatusCOMPLETED:
 			s.Done = true
 			return s, nil
 		case gen.RequestStatusFAILED:
 			s.Done = true
-			return s, &FailedError{Info: a.info}
+			return s, p.fail(s, ErrFailed)
 		case gen.RequestStatusPENDING, gen.RequestStatusPROCESSING, gen.RequestStatusRETRYING:
 		default:
 			if !p.cfg.unknownRunning {
-				return s, &UnknownStatusError{RequestID: requestID, Info: a.info}
+				return s, p.fail(s, ErrUnknownStatus)
 			}
 		}
 		if ctx.Err() != nil {
-			return s, s.stop(ctx, nil)
+			return s, p.end(ctx, s, nil)
 		}
 	}
 	p.schedule(s, a)
@@ -196,7 +207,7 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 
 // schedule sets s.Next, s.Reason and s.floor.
 func (p *Poller) schedule(s *Step, a answer) {
-	s.Next, s.floor, s.Reason = p.delay(a, s.Failures)
+	s.Next, s.floor, s.Reason = p.delay(a, s.backoffs)
 	if !a.hasHint {
 		s.floor = p.cfg.minInterval
 	}
@@ -208,8 +219,9 @@ type answer struct {
 	hint                time.Duration // the response's Retry-After, whatever its status
 	hasHint             bool
 	err                 error
-	transient, pressure bool // err may not recur; err is news about the server's load
-	answered            bool // an HTTP response came
+	transient, pressure bool                // err may not recur; the server asks to slow down (429, 503)
+	answered            bool                // an HTTP response came
+	redact              func(string) string // the client's redaction of the key, if any
 }
 
 // get sends one GET (step holds its concurrency slot), checks the answer with
@@ -224,29 +236,52 @@ func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	case resp == nil || resp.Body == nil:
 		a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
 		return a
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		// The status is authoritative: the body is read only for the
+		// error's message, whether or not it decodes.
+		a.answered, a.redact = true, redactor(resp)
+		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		_, err = tensorpool.Check(&gen.GetRequestInfoResponse{Body: body, HTTPResponse: resp}, nil)
 	default:
-		a.answered = true
+		a.answered, a.redact = true, redactor(resp)
 		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
 		r, err = tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
 	}
 	var apiErr *tensorpool.APIError
 	switch {
 	case errors.As(err, &apiErr):
-		a.transient = apiErr.Temporary()
-		a.pressure = apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable
-	case err != nil: // not a body past the client's cap: it would be as large again
-		a.transient = !errors.Is(err, tensorpool.ErrResponseTooLarge) && (transient.Is(err) || errors.Is(err, tensorpool.ErrMalformedResponse))
-		a.pressure = errors.Is(err, syscall.ECONNREFUSED)
-	case r.JSON200 == nil:
-		err, a.transient = fmt.Errorf("%w: a %d answer with Content-Type %q", tensorpool.ErrMalformedResponse, r.StatusCode(),
-			servertext.Clean(resp.Header.Get("Content-Type"))), true
+		a.transient, a.pressure = transient.Status(apiErr.StatusCode), transient.Pressure(apiErr.StatusCode)
+	case err != nil: // a 2xx that does not decode may come whole next time; one past the client's cap would not
+		a.transient = transient.Is(err) || errors.As(err, new(*tensorpool.DecodeError)) && !errors.Is(err, tensorpool.ErrResponseTooLarge)
 	case r.JSON200.RequestID != id:
-		err, a.transient = fmt.Errorf("%w: asked for %q, got %q", ErrWrongRequest, id, servertext.Clean(r.JSON200.RequestID)), true
+		err, a.transient = fmt.Errorf("%w: asked for %q, got %q", ErrWrongRequest, id, clean(r.JSON200.RequestID, a.redact)), true
 	default:
 		a.info = r.JSON200
 	}
 	a.err = err
 	return a
+}
+
+// redactor returns the client's redaction of the key, or nil.
+func (p *Poller) redactor() func(string) string {
+	if f := p.redact.Load(); f != nil {
+		return *f
+	}
+	return nil
+}
+
+// maxErrorBody caps what is read of an error answer's body.
+const maxErrorBody = 16 << 10
+
+// redactor returns the redaction rule of tensorpool.NewClient's client,
+// which marks its response bodies with it, or nil for another client.
+func redactor(resp *http.Response) func(string) string {
+	if r, ok := resp.Body.(interface{ Redact(string) string }); ok {
+		return r.Redact
+	}
+	return nil
 }
 
 // acquire waits until the hold lets a poll go: after until, one probe at a
@@ -257,7 +292,7 @@ func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
 		wait, moved := time.Until(p.until), p.moved
 		if dl, ok := ctx.Deadline(); ok && p.rounds > 0 && !dl.After(p.until) {
 			p.holdMu.Unlock()
-			return false, fmt.Errorf("%w: the Poller holds its polls until after it, after a 429, a 503 or a refused connection",
+			return false, fmt.Errorf("%w: the Poller holds its polls until after it, after a 429 or a 503",
 				context.DeadlineExceeded)
 		}
 		if p.rounds == 0 || wait <= 0 && !p.probing {
@@ -311,6 +346,6 @@ func (p *Poller) report(s *Step, err error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cfg.progress(Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message("", s.Info),
+	p.cfg.progress(Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message("", s.Info, p.redactor()),
 		Next: s.Next, Reason: s.Reason, Err: cmp.Or(err, s.Err), Info: s.Info})
 }

@@ -234,15 +234,16 @@ func TestTransientFailuresRetriedHonouringRetryAfter(t *testing.T) {
 
 func TestTransientGivesUpAfterMaxConsecutive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake().on("r", running("2"), httpErr(503, "3"))
+		f := newFake().on("r", running("2"), httpErr(502, "3"))
 		info, err := f.poller(t, 0).Wait(t.Context(), "r")
-		var te *TransientError
-		if !errors.As(err, &te) || te.Failures != DefaultMaxFailures || te.LastStatus != gen.RequestStatusPROCESSING {
-			t.Fatalf("err = %v; want *TransientError after %d failures", err, DefaultMaxFailures)
+		var we *Error
+		if !errors.Is(err, ErrTooManyFailures) || !errors.As(err, &we) || we.RequestID != "r" || we.Info.Status != gen.RequestStatusPROCESSING ||
+			!strings.Contains(err.Error(), fmt.Sprintf("(%d in a row)", DefaultMaxFailures)) {
+			t.Fatalf("err = %v; want ErrTooManyFailures after %d failures", err, DefaultMaxFailures)
 		}
 		var apiErr *tensorpool.APIError
-		if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 {
-			t.Errorf("err = %v; want it to wrap the 503 *tensorpool.APIError", err)
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 {
+			t.Errorf("err = %v; want it to wrap the 502 *tensorpool.APIError", err)
 		}
 		if info == nil || info.Status != gen.RequestStatusPROCESSING {
 			t.Errorf("info = %+v; want the last info seen", info)
@@ -324,9 +325,9 @@ func TestUnknownStatus(t *testing.T) {
 			if !errors.Is(err, ErrUnknownStatus) || info == nil || info.Status != st || len(f.allCalls()) != 2 {
 				t.Errorf("status %q: %v, %v after %d polls; want ErrUnknownStatus after 2", st, info, err, len(f.allCalls()))
 			}
-			var use *UnknownStatusError
-			if !errors.As(err, &use) || use.RequestID != "r" || use.Info != info || !strings.Contains(err.Error(), fmt.Sprintf("%q", st)) {
-				t.Errorf("status %q: err = %#v; want an *UnknownStatusError carrying the id and info", st, err)
+			var we *Error
+			if !errors.As(err, &we) || we.RequestID != "r" || we.Info != info || !strings.Contains(err.Error(), fmt.Sprintf("%q", st)) {
+				t.Errorf("status %q: err = %#v; want an *Error carrying the id and info", st, err)
 			}
 		}
 		f := newFake().on("r", reply{status: "QUEUED_V2", retryAfter: "240"}, completed)
@@ -362,9 +363,9 @@ func TestFailed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake().on("r-9", running("60"), reply{status: gen.RequestStatusFAILED, msg: "cluster c-1 has no capacity"})
 		info, err := f.poller(t, 0).Wait(t.Context(), "r-9")
-		var fe *FailedError
-		if !errors.Is(err, ErrFailed) || !errors.As(err, &fe) || fe.Info != info || info.Status != gen.RequestStatusFAILED {
-			t.Fatalf("Wait = %v, %v; want *FailedError carrying the info", info, err)
+		var fe *Error
+		if !errors.Is(err, ErrFailed) || !errors.As(err, &fe) || fe.Info != info || fe.RequestID != "r-9" || info.Status != gen.RequestStatusFAILED {
+			t.Fatalf("Wait = %v, %v; want an *Error wrapping ErrFailed, carrying the id and info", info, err)
 		}
 		for _, s := range []string{`"r-9"`, "STORAGE_ATTACH", "cluster c-1 has no capacity"} {
 			if !strings.Contains(err.Error(), s) {
@@ -411,8 +412,7 @@ func TestContextCancelledDuringRequest(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "none seen") {
 			t.Fatalf("err = %v; want DeadlineExceeded naming no status", err)
 		}
-		var te *TransientError
-		if errors.As(err, &te) {
+		if errors.Is(err, ErrTooManyFailures) {
 			t.Errorf("a cancelled request counted as a transient failure: %v", err)
 		}
 	})
@@ -524,7 +524,9 @@ func TestAPIKeyNeverInErrorsOrProgress(t *testing.T) {
 			}
 			var seen strings.Builder
 			p := New(c, WithProgress(func(u Update) { fmt.Fprintf(&seen, "%+v %v\n", u, u.Err) }))
-			_, err = p.Wait(t.Context(), "r")
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a 503 ends only with ctx
+			defer cancel()
+			_, err = p.Wait(ctx, "r")
 			fmt.Fprintf(&seen, "%v %+v", err, err)
 			if err == nil || strings.Contains(seen.String(), key) {
 				t.Errorf("the API key leaked (or no error): %s", seen.String())
@@ -564,10 +566,10 @@ func TestWaitAllCollectsAllByDefault(t *testing.T) {
 			on("b", reply{status: gen.RequestStatusFAILED, msg: "boom"}).
 			on("c", running("5"), httpErr(403, ""))
 		infos, err := f.poller(t, 0).WaitAll(t.Context(), "a", "b", "c")
-		var fe *FailedError
+		var fe *Error
 		var apiErr *tensorpool.APIError
-		if !errors.As(err, &fe) || fe.Info.RequestID != "b" || !errors.As(err, &apiErr) || apiErr.StatusCode != 403 {
-			t.Fatalf("err = %v; want b's *FailedError joined with c's 403", err)
+		if !errors.As(err, &fe) || fe.RequestID != "b" || !errors.Is(fe, ErrFailed) || !errors.As(err, &apiErr) || apiErr.StatusCode != 403 {
+			t.Fatalf("err = %v; want b's ErrFailed joined with c's 403", err)
 		}
 		if infos[0].Status != gen.RequestStatusCOMPLETED || infos[1].Status != gen.RequestStatusFAILED || infos[2].Status != gen.RequestStatusPROCESSING {
 			t.Errorf("infos = %v %v %v", infos[0].Status, infos[1].Status, infos[2].Status)
@@ -613,9 +615,9 @@ func TestWaitAllFailFast(t *testing.T) {
 				t.Errorf("last update of %s = %+v; want ReasonStopped with ErrStopped", want.id, u)
 			}
 		}
-		var fe *FailedError
-		if !errors.As(errs[2], &fe) || fe.Info.RequestID != "bad" || errors.Is(errs[2], ErrStopped) {
-			t.Errorf("error 2 = %v; want bad's *FailedError", errs[2])
+		var fe *Error
+		if !errors.As(errs[2], &fe) || fe.RequestID != "bad" || !errors.Is(errs[2], ErrFailed) || errors.Is(errs[2], ErrStopped) {
+			t.Errorf("error 2 = %v; want bad's ErrFailed", errs[2])
 		}
 		if infos[0].Status != gen.RequestStatusPROCESSING || infos[1].Status != gen.RequestStatusPROCESSING ||
 			infos[2].Status != gen.RequestStatusFAILED || infos[3].Status != gen.RequestStatusCOMPLETED {
@@ -902,7 +904,7 @@ func TestAnswerKeptWhenContextEndsWithIt(t *testing.T) {
 			t.Errorf("done: %v, %v; want COMPLETED", info, err)
 		}
 		if info, err := wait("failed"); !errors.Is(err, ErrFailed) || info == nil {
-			t.Errorf("failed: %v, %v; want the *FailedError", info, err)
+			t.Errorf("failed: %v, %v; want ErrFailed", info, err)
 		}
 		if info, err := wait("running"); !errors.Is(err, context.DeadlineExceeded) || info == nil || !strings.Contains(err.Error(), "PENDING") {
 			t.Errorf("running: %v, %v; want DeadlineExceeded naming PENDING, with the info", info, err)

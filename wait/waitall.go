@@ -85,9 +85,9 @@ func (p *Poller) pollAll(parent context.Context, queue dueOrder) dueOrder {
 				e.s, e.err = p.step(ctx, e.s.RequestID, e.s)
 				switch {
 				case e.s.Reason == ReasonContext && ctx.Err() != nil && parent.Err() == nil: // WithFailFast cancelled ctx
-					e.err = e.s.stop(parent, nil)
+					e.err = p.end(parent, e.s, nil)
 				case e.err == nil && !e.s.Done:
-					e.err = fitDeadline(ctx, e.s)
+					e.err = p.fitDeadline(ctx, e.s)
 				}
 				p.report(e.s, e.err)
 				answered <- e
@@ -127,7 +127,7 @@ loop:
 		}
 	}
 	for _, e := range queue { // never polled again: ctx ended, or WithFailFast
-		e.err = e.s.stop(parent, nil)
+		e.err = p.end(parent, e.s, nil)
 		p.report(e.s, e.err)
 	}
 	return all

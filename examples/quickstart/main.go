@@ -1,17 +1,20 @@
 // Command quickstart walks the asynchronous TensorPool flow with the real
-// client: attach storage to clusters and wait for every request, see a 409,
-// destroy a volume and wait, and see what a FAILED request looks like.
+// client (tensorpool.NewClient, Check, package wait): attach storage to
+// clusters and wait for every request, see a 409, destroy a volume and wait,
+// and see what a FAILED request looks like.
 //
-// Without TENSORPOOL_KEY it runs against the built-in engine (package
-// tensorpooltest) on a loopback port, in about ten seconds:
+// It runs against the built-in engine (package tensorpooltest) on a loopback
+// port, in about ten seconds, whatever the environment holds: without -live
+// it never touches an account, even with TENSORPOOL_KEY set.
 //
 //	go run ./examples/quickstart
 //
-// With TENSORPOOL_KEY set it runs against the real API (TENSORPOOL_ENGINE
-// overrides the URL) on the ids you give, and asks before destroying:
+// With -live it runs against the TensorPool API with the key in
+// TENSORPOOL_KEY (TENSORPOOL_ENGINE overrides the URL), on the ids you give,
+// and asks before destroying:
 //
-//	go run ./examples/quickstart -storage s-abc -cluster c-123
-//	go run ./examples/quickstart -storage s-abc -destroy [-yes]
+//	go run ./examples/quickstart -live -storage s-abc -cluster c-123
+//	go run ./examples/quickstart -live -storage s-abc -destroy [-yes]
 package main
 
 import (
@@ -21,13 +24,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go"
@@ -39,10 +40,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	os.Exit(run(ctx, env{
-		args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		getenv: os.Getenv, tty: isTerminal(os.Stdout),
-	}))
+	os.Exit(run(ctx, env{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
 // env is everything run takes from the process, so a test can run it.
@@ -50,56 +48,51 @@ type env struct {
 	args           []string
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	getenv         func(string) string
-	tty            bool
 	// inProcess serves the built-in engine through its RoundTrip method
 	// instead of a loopback socket, so a test can run in a synctest bubble.
 	inProcess bool
-	// httpClient, when set, carries the real-API mode's requests (tests).
-	httpClient *http.Client
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
-}
-
-// demo is one run's client, poller and counters.
+// demo is one run's client and poller.
 type demo struct {
 	out    io.Writer
 	client *gen.ClientWithResponses
 	poller *wait.Poller
-	prog   *progress
-
-	mu       sync.Mutex
-	polls    int
-	attempts map[string]int // per request id, the last Update's Attempt
+	polls  func() int // the built-in engine's count of GET /request/info
 }
 
 func run(ctx context.Context, e env) int {
 	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	storage := fs.String("storage", "", "storage volume id (real API only)")
-	cluster := fs.String("cluster", "", "cluster id to attach -storage to (real API only)")
-	destroy := fs.Bool("destroy", false, "destroy -storage (real API only; asks first)")
-	yes := fs.Bool("yes", false, "do not ask before destroying")
+	live := fs.Bool("live", false, "run against the TensorPool API with $TENSORPOOL_KEY, on -storage and -cluster")
+	storage := fs.String("storage", "", "storage volume id (-live only)")
+	cluster := fs.String("cluster", "", "cluster id to attach -storage to (-live only)")
+	destroy := fs.Bool("destroy", false, "destroy -storage (-live only; asks first)")
+	yes := fs.Bool("yes", false, "do not ask before destroying (-live only)")
 	if err := fs.Parse(e.args); err != nil {
 		return 2
 	}
+	if !*live && (*storage != "" || *cluster != "" || *destroy || *yes) {
+		fmt.Fprintln(e.stderr, "quickstart: -storage, -cluster, -destroy and -yes act on your account: add -live")
+		return 2
+	}
 	start := time.Now()
-	columns, _ := strconv.Atoi(e.getenv("COLUMNS"))
-	d := &demo{out: e.stdout, prog: newProgress(e.stdout, e.tty, columns)}
+	d := &demo{out: e.stdout}
 	var err error
-	if e.getenv("TENSORPOOL_KEY") == "" {
-		err = d.simulated(ctx, e)
+	if *live {
+		err = d.live(ctx, e.stdin, *storage, *cluster, *destroy, *yes)
 	} else {
-		err = d.real(ctx, e, *storage, *cluster, *destroy, *yes)
+		err = d.builtIn(ctx, e.inProcess)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "quickstart: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(e.stdout, "\nDone: %d polls in %.1fs.\n", d.pollCount(), time.Since(start).Seconds())
+	if d.polls != nil {
+		fmt.Fprintf(e.stdout, "\nDone: %d polls in %.1fs.\n", d.polls(), time.Since(start).Seconds())
+	} else {
+		fmt.Fprintf(e.stdout, "\nDone in %.1fs.\n", time.Since(start).Seconds())
+	}
 	return 0
 }
 
@@ -109,51 +102,32 @@ func (d *demo) connect(opts ...tensorpool.Option) error {
 		return err
 	}
 	d.client = c
-	d.poller = wait.New(c, wait.WithProgress(func(u wait.Update) {
-		d.countPolls(u)
-		msg := u.Message
-		if u.Err != nil && u.Status != gen.RequestStatusFAILED {
-			msg = "transient: " + u.Err.Error()
-		}
-		d.prog.update(u.RequestID, string(u.Status), msg, u.Attempt, u.Next, string(u.Reason))
-	}))
+	d.poller = wait.New(c, wait.WithProgress(d.progress))
 	return nil
 }
 
-// pollCount is the polls counted so far.
-func (d *demo) pollCount() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.polls
+// progress prints what one poll returned.
+func (d *demo) progress(u wait.Update) {
+	line := fmt.Sprintf("   %-12s %-10s", u.RequestID, u.Status)
+	if u.Message != "" {
+		line += fmt.Sprintf(" %q", u.Message)
+	}
+	if u.Err != nil && !errors.Is(u.Err, wait.ErrFailed) {
+		line += " (" + u.Err.Error() + ")"
+	}
+	if u.Next > 0 {
+		line += fmt.Sprintf("  next poll in %.1fs (%s)", u.Next.Seconds(), u.Reason)
+	}
+	fmt.Fprintln(d.out, line)
 }
 
-// countPolls adds the polls u reports: Attempt counts a request's polls, and
-// an Update that ends a wait without polling (ctx ended, fail-fast) repeats
-// the last one.
-func (d *demo) countPolls(u wait.Update) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.attempts == nil {
-		d.attempts = map[string]int{}
-	}
-	if u.Attempt > d.attempts[u.RequestID] {
-		d.polls += u.Attempt - d.attempts[u.RequestID]
-		d.attempts[u.RequestID] = u.Attempt
-	}
-}
-
-// simulated runs the whole tour against the built-in engine.
-func (d *demo) simulated(ctx context.Context, e env) error {
+// builtIn runs the whole tour against the built-in engine.
+func (d *demo) builtIn(ctx context.Context, inProcess bool) error {
 	// Short but real durations: each request shows its states, and the
 	// engine's Retry-After (1 s) paces the polls.
 	engine := tensorpooltest.New(
-		tensorpooltest.WithLifecycle(tensorpooltest.Lifecycle{
-			{Status: gen.RequestStatusPENDING, For: time.Second},
-			{Status: gen.RequestStatusPROCESSING, For: 1500 * time.Millisecond},
-			{Status: gen.RequestStatusCOMPLETED},
-		}),
-		tensorpooltest.WithRetryAfter(time.Second, tensorpooltest.RetryAfterSeconds),
-	)
+		tensorpooltest.WithLifecycle(tensorpooltest.Succeed(time.Second, 1500*time.Millisecond)),
+		tensorpooltest.WithRetryAfter(time.Second, tensorpooltest.RetryAfterSeconds))
 	for _, id := range []string{"s-datasets", "s-checkpoints", "s-scratch", "s-archive"} {
 		engine.AddStorage(tensorpooltest.Storage{ID: id})
 	}
@@ -161,23 +135,21 @@ func (d *demo) simulated(ctx context.Context, e env) error {
 		engine.AddCluster(tensorpooltest.Cluster{ID: id})
 	}
 	opts := []tensorpool.Option{tensorpool.WithAPIKey(engine.APIKey())}
-	if e.inProcess {
+	if inProcess {
 		opts = append(opts, tensorpool.WithBaseURL(tensorpooltest.InProcessURL),
 			tensorpool.WithInsecureHTTP(), tensorpool.WithHTTPClient(engine.HTTPClient()))
 	} else {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		srv := &http.Server{Handler: engine, ReadHeaderTimeout: 5 * time.Second}
-		go srv.Serve(ln)
+		srv := httptest.NewServer(engine)
 		defer srv.Close()
-		opts = append(opts, tensorpool.WithBaseURL("http://"+ln.Addr().String()))
+		opts = append(opts, tensorpool.WithBaseURL(srv.URL))
 	}
 	if err := d.connect(opts...); err != nil {
 		return err
 	}
-	fmt.Fprintln(d.out, "No TENSORPOOL_KEY set: running against the built-in engine (package tensorpooltest).")
+	// wait sends each poll once (the client retries none), so the engine's
+	// count is the number of polls.
+	d.polls = func() int { return engine.Calls("GET /request/info/{request_id}") }
+	fmt.Fprintln(d.out, "Running against the built-in engine (package tensorpooltest), not your account; -live uses the API.")
 
 	d.step(1, "Attach two volumes to two clusters, then wait for every request id")
 	var ids []string
@@ -198,8 +170,8 @@ func (d *demo) simulated(ctx context.Context, e env) error {
 	if !errors.As(err, &apiErr) {
 		return fmt.Errorf("destroying an attached volume: want an *APIError, got %v", err)
 	}
-	fmt.Fprintf(d.out, "   err: %v\n   errors.As(err, &apiErr): status %d; tensorpool.IsConflict(err) = %t\n",
-		err, apiErr.StatusCode, tensorpool.IsConflict(err))
+	fmt.Fprintf(d.out, "   err: %v\n   errors.As(err, &apiErr): status %d; tensorpool.IsStatus(err, http.StatusConflict) = %t\n",
+		err, apiErr.StatusCode, tensorpool.IsStatus(err, http.StatusConflict))
 
 	d.step(3, "Destroy an unattached volume and wait")
 	if err := d.destroy(ctx, "s-scratch"); err != nil {
@@ -208,36 +180,28 @@ func (d *demo) simulated(ctx context.Context, e env) error {
 
 	d.step(4, "A request that the server fails")
 	engine.QueueLifecycles(tensorpooltest.Fail(time.Second, time.Second, "No capacity for storage in this region"))
-	ids, err = d.attach(ctx, "s-archive", "c-spare")
-	if err != nil {
+	if ids, err = d.attach(ctx, "s-archive", "c-spare"); err != nil {
 		return err
 	}
 	err = d.waitAll(ctx, ids)
-	var failed *wait.FailedError
+	var failed *wait.Error
 	if !errors.Is(err, wait.ErrFailed) || !errors.As(err, &failed) {
 		return fmt.Errorf("want a failed request, got %v", err)
 	}
-	fmt.Fprintf(d.out, "   err: %v\n   errors.Is(err, wait.ErrFailed) = true; FailedError.Info.Status = %s\n",
-		err, failed.Info.Status)
+	fmt.Fprintf(d.out, "   err: %v\n   errors.Is(err, wait.ErrFailed) = true; request %s, Info.Status = %s\n",
+		err, failed.RequestID, failed.Info.Status)
 	return nil
 }
 
-// real runs the flow on the caller's own resources.
-func (d *demo) real(ctx context.Context, e env, storage, cluster string, destroy, yes bool) error {
+// live runs the flow on the caller's own resources.
+func (d *demo) live(ctx context.Context, stdin io.Reader, storage, cluster string, destroy, yes bool) error {
 	if storage == "" || (cluster == "" && !destroy) {
-		return errors.New("with TENSORPOOL_KEY set, give -storage and -cluster (attach), and/or -destroy")
+		return errors.New("-live needs -storage, and -cluster (attach), -destroy, or both")
 	}
-	opts := []tensorpool.Option{tensorpool.WithAPIKey(e.getenv("TENSORPOOL_KEY"))}
-	if u := e.getenv("TENSORPOOL_ENGINE"); u != "" {
-		opts = append(opts, tensorpool.WithBaseURL(u))
-	}
-	if e.httpClient != nil { // tests: an in-process engine at a plain-http URL
-		opts = append(opts, tensorpool.WithHTTPClient(e.httpClient), tensorpool.WithInsecureHTTP())
-	}
-	if err := d.connect(opts...); err != nil {
+	if err := d.connect(); err != nil { // $TENSORPOOL_KEY, and $TENSORPOOL_ENGINE if set
 		return err
 	}
-	fmt.Fprintln(d.out, "TENSORPOOL_KEY is set: running against the TensorPool API.")
+	fmt.Fprintln(d.out, "-live: running against the TensorPool API.")
 	n := 0
 	if cluster != "" {
 		n++
@@ -250,23 +214,19 @@ func (d *demo) real(ctx context.Context, e env, storage, cluster string, destroy
 			return err
 		}
 	}
-	if destroy {
-		n++
-		d.step(n, "Destroy "+storage+", then wait")
-		if !yes && !confirm(e.stdin, d.out, "Destroy storage volume "+storage+"? This cannot be undone. [y/N] ") {
+	if !destroy {
+		return nil
+	}
+	d.step(n+1, "Destroy "+storage+", then wait")
+	if !yes {
+		fmt.Fprintf(d.out, "   Destroy storage volume %s? This cannot be undone. [y/N] ", storage)
+		a, _ := bufio.NewReader(stdin).ReadString('\n')
+		if a = strings.ToLower(strings.TrimSpace(a)); a != "y" && a != "yes" {
 			fmt.Fprintln(d.out, "   not destroyed.")
 			return nil
 		}
-		return d.destroy(ctx, storage)
 	}
-	return nil
-}
-
-func confirm(in io.Reader, out io.Writer, question string) bool {
-	fmt.Fprint(out, "   "+question)
-	line, _ := bufio.NewReader(in).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes"
+	return d.destroy(ctx, storage)
 }
 
 func (d *demo) step(n int, title string) { fmt.Fprintf(d.out, "\n%d. %s\n", n, title) }
@@ -291,22 +251,20 @@ func (d *demo) destroy(ctx context.Context, storage string) error {
 	}
 	fmt.Fprintf(d.out, "   DELETE /storage/%s: %d %s\n", storage, resp.StatusCode(), resp.JSON202.Message)
 	if resp.JSON202.RequestID == nil {
-		return nil // nothing to wait for
+		return nil // the spec allows null: nothing to wait for
 	}
 	return d.waitAll(ctx, []string{*resp.JSON202.RequestID})
 }
 
-// waitAll waits for ids with live progress and reports how long it took.
+// waitAll waits for ids, printing every poll, and says how long it took.
 func (d *demo) waitAll(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	start := time.Now()
-	d.prog.begin(ids...)
-	_, err := d.poller.WaitAll(ctx, ids...)
-	d.prog.end()
-	if err == nil {
-		fmt.Fprintf(d.out, "   all %d request(s) COMPLETED after %.1fs\n", len(ids), time.Since(start).Seconds())
+	if _, err := d.poller.WaitAll(ctx, ids...); err != nil {
+		return err
 	}
-	return err
+	fmt.Fprintf(d.out, "   all %d request(s) COMPLETED after %.1fs\n", len(ids), time.Since(start).Seconds())
+	return nil
 }

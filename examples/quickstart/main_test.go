@@ -2,45 +2,58 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
-	"github.com/tensorpool/tensorpool-go/wait"
 )
 
-// runQuickstart runs the program in a synctest bubble, so its real-second
-// schedule takes no wall time.
+// runQuickstart runs the program; with e.inProcess, in a synctest bubble,
+// so the built-in engine's real-second schedule takes no wall time.
 func runQuickstart(t *testing.T, e env) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	e.stdout, e.stderr = &out, &errOut
-	if e.getenv == nil {
-		e.getenv = func(string) string { return "" }
-	}
 	if e.stdin == nil {
 		e.stdin = strings.NewReader("")
 	}
-	synctest.Test(t, func(t *testing.T) {
+	if e.inProcess {
+		synctest.Test(t, func(t *testing.T) { code = run(t.Context(), e) })
+	} else {
 		code = run(t.Context(), e)
-	})
+	}
 	return code, out.String(), errOut.String()
 }
 
-func TestQuickstartAgainstTheBuiltInEngine(t *testing.T) {
+// A user of TensorPool has TENSORPOOL_KEY set: without -live the demo still
+// runs the built-in engine, and the API (here a stand-in that counts) sees
+// nothing.
+func TestQuickstartRunsTheBuiltInEngineWhateverTheEnvironment(t *testing.T) {
+	var reached atomic.Int32
+	api := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	defer api.Close()
+	t.Setenv("TENSORPOOL_KEY", "tp-real-key")
+	t.Setenv("TENSORPOOL_ENGINE", api.URL)
+
 	code, out, errOut := runQuickstart(t, env{inProcess: true})
 	if code != 0 {
 		t.Fatalf("exit code %d, stderr:\n%s\nstdout:\n%s", code, errOut, out)
 	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("the demo sent %d requests to $TENSORPOOL_ENGINE without -live", n)
+	}
 	for _, want := range []string{
-		"running against the built-in engine",
+		"Running against the built-in engine",
 		"1. Attach two volumes", "req_000001   COMPLETED", "req_000002   COMPLETED", "all 2 request(s) COMPLETED",
-		"409 Conflict", "tensorpool.IsConflict(err) = true",
+		"409 Conflict", "tensorpool.IsStatus(err, http.StatusConflict) = true",
 		"DELETE /storage/s-scratch: 202", "req_000003   COMPLETED",
 		"req_000004   FAILED", "No capacity for storage in this region", "errors.Is(err, wait.ErrFailed) = true",
 	} {
@@ -48,111 +61,89 @@ func TestQuickstartAgainstTheBuiltInEngine(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "\x1b[") {
-		t.Errorf("piped output holds terminal escapes:\n%q", out)
-	}
 	m := regexp.MustCompile(`Done: (\d+) polls in ([\d.]+)s\.`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no summary line:\n%s", out)
 	}
+	// The summary is the engine's count; the output shows one line a poll.
 	if polls := strings.Count(out, "\n   req_"); m[1] != strconv.Itoa(polls) {
-		t.Errorf("summary says %s polls, progress shows %d", m[1], polls)
+		t.Errorf("summary says %s polls, the output shows %d", m[1], polls)
 	}
 }
 
-func TestQuickstartAnimatesOnATerminal(t *testing.T) {
-	code, out, _ := runQuickstart(t, env{inProcess: true, tty: true})
-	if code != 0 {
-		t.Fatalf("exit code %d", code)
+// The flags that name real resources mean nothing to the built-in engine:
+// without -live they are refused, not ignored.
+func TestQuickstartRefusesAccountFlagsWithoutLive(t *testing.T) {
+	t.Setenv("TENSORPOOL_KEY", "tp-real-key")
+	code, out, errOut := runQuickstart(t, env{args: []string{"-storage", "s-1", "-destroy"}})
+	if code != 2 || !strings.Contains(errOut, "add -live") || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if !strings.Contains(out, "\x1b[2K") || !strings.Contains(out, "✓ req_000001") || !strings.Contains(out, "✗ req_000004") {
-		t.Fatalf("terminal output is not redrawn in place with final marks:\n%q", out)
-	}
-	if !strings.ContainsAny(out, strings.Join(spinner, "")) {
-		t.Fatal("no spinner frame drawn")
-	}
-	for _, l := range strings.Split(out, "\x1b[2K")[1:] {
-		if l, _, _ = strings.Cut(l, "\n"); len([]rune(l)) >= 80 {
-			t.Fatalf("an animated line is %d columns wide, it would wrap on an 80-column terminal: %q", len([]rune(l)), l)
+}
+
+func TestQuickstartLiveNeedsTheKeyAndIDs(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		args []string
+		want string
+	}{
+		{"", []string{"-live", "-storage", "s-1", "-cluster", "c-1"}, "no API key: set TENSORPOOL_KEY"},
+		{"tp-key", []string{"-live"}, "-live needs -storage"},
+		{"tp-key", []string{"-live", "-storage", "s-1"}, "-live needs -storage"},
+	} {
+		t.Setenv("TENSORPOOL_KEY", tc.key)
+		t.Setenv("TENSORPOOL_ENGINE", "http://127.0.0.1:1") // nothing listens: any request would fail otherwise
+		if code, _, errOut := runQuickstart(t, env{args: tc.args}); code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q with key %q: exit %d, stderr %q; want 1 and %q", tc.args, tc.key, code, errOut, tc.want)
 		}
-		// The server message is what gets cut to fit, never the countdown.
-		if i := strings.Index(l, "next poll in"); i >= 0 && !countdown.MatchString(l[i:]) {
-			t.Fatalf("the countdown was cut: %q", l)
-		}
 	}
 }
 
-var countdown = regexp.MustCompile(`^next poll in \d+\.\ds$`)
-
-func TestQuickstartRealModeNeedsIDs(t *testing.T) {
-	code, _, errOut := runQuickstart(t, env{getenv: func(k string) string {
-		return map[string]string{"TENSORPOOL_KEY": "tp-key"}[k]
-	}})
-	if code != 1 || !strings.Contains(errOut, "give -storage") {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
+// liveAgainst points -live at an engine on loopback whose requests complete
+// at once.
+func liveAgainst(t *testing.T) *tensorpooltest.Server {
+	srv := tensorpooltest.NewServer(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 0)))
+	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
+	t.Setenv("TENSORPOOL_KEY", srv.Engine.APIKey())
+	t.Setenv("TENSORPOOL_ENGINE", srv.URL)
+	return srv
 }
 
-// realEnv points the real-API mode at an in-process engine.
-func realEnv(srv *tensorpooltest.Server, args []string, stdin string) env {
-	return env{
-		args:  args,
-		stdin: strings.NewReader(stdin),
-		getenv: func(k string) string {
-			return map[string]string{"TENSORPOOL_KEY": srv.Engine.APIKey(), "TENSORPOOL_ENGINE": srv.URL}[k]
-		},
-		httpClient: srv.HTTPClient,
-	}
-}
-
-func TestQuickstartRealModeAsksBeforeDestroying(t *testing.T) {
+func TestQuickstartLiveAsksBeforeDestroying(t *testing.T) {
 	for _, tc := range []struct {
 		name, stdin string
 		args        []string
 		destroyed   bool
 	}{
-		{"declined", "n\n", []string{"-storage", "s-1", "-destroy"}, false},
-		{"no answer", "", []string{"-storage", "s-1", "-destroy"}, false},
-		{"confirmed", "y\n", []string{"-storage", "s-1", "-destroy"}, true},
-		{"-yes", "", []string{"-storage", "s-1", "-destroy", "-yes"}, true},
+		{"declined", "n\n", []string{"-live", "-storage", "s-1", "-destroy"}, false},
+		{"no answer", "", []string{"-live", "-storage", "s-1", "-destroy"}, false},
+		{"confirmed", "y\n", []string{"-live", "-storage", "s-1", "-destroy"}, true},
+		{"-yes", "", []string{"-live", "-storage", "s-1", "-destroy", "-yes"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var srv *tensorpooltest.Server
-			var code int
-			var out bytes.Buffer
-			synctest.Test(t, func(t *testing.T) {
-				srv = tensorpooltest.NewInProcessServer(t)
-				srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-				e := realEnv(srv, tc.args, tc.stdin)
-				e.stdout, e.stderr = &out, &out
-				code = run(t.Context(), e)
-			})
+			srv := liveAgainst(t)
+			code, out, errOut := runQuickstart(t, env{args: tc.args, stdin: strings.NewReader(tc.stdin)})
 			if code != 0 {
-				t.Fatalf("exit %d:\n%s", code, out.String())
+				t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 			}
 			_, exists := srv.Engine.Storage("s-1")
 			if calls := srv.Engine.Calls("storage_destroy"); (calls == 1) != tc.destroyed || exists == tc.destroyed {
-				t.Fatalf("destroy calls %d, volume still exists %t; want destroyed=%t\n%s", calls, exists, tc.destroyed, out.String())
+				t.Fatalf("destroy calls %d, volume still exists %t; want destroyed=%t\n%s", calls, exists, tc.destroyed, out)
 			}
 		})
 	}
 }
 
-func TestQuickstartRealModeAttachesAndWaits(t *testing.T) {
-	var out bytes.Buffer
-	synctest.Test(t, func(t *testing.T) {
-		srv := tensorpooltest.NewInProcessServer(t)
-		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-		srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
-		e := realEnv(srv, []string{"-storage", "s-1", "-cluster", "c-1"}, "")
-		e.stdout, e.stderr = &out, &out
-		if code := run(t.Context(), e); code != 0 {
-			t.Fatalf("exit %d:\n%s", code, out.String())
-		}
-		if c, _ := srv.Engine.Cluster("c-1"); c.Storage != "s-1" {
-			t.Fatalf("cluster c-1 has storage %q after the quickstart, want s-1\n%s", c.Storage, out.String())
-		}
-	})
+func TestQuickstartLiveAttachesAndWaits(t *testing.T) {
+	srv := liveAgainst(t)
+	code, out, errOut := runQuickstart(t, env{args: []string{"-live", "-storage", "s-1", "-cluster", "c-1"}})
+	if code != 0 || !strings.Contains(out, "running against the TensorPool API") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	if c, _ := srv.Engine.Cluster("c-1"); c.Storage != "s-1" {
+		t.Fatalf("cluster c-1 has storage %q after the quickstart, want s-1\n%s", c.Storage, out)
+	}
 }
 
 // The quickstart is a program, not a test: package tensorpooltest must give
@@ -170,21 +161,5 @@ func TestQuickstartDoesNotLinkTesting(t *testing.T) {
 		if p == "testing" || strings.HasPrefix(p, "testing/") {
 			t.Errorf("the quickstart links %s", p)
 		}
-	}
-}
-
-// TestPollsCountedFromAttempts: the summary counts polls, not Updates; the
-// Update that ends a wait without polling (ctx ended, fail-fast) repeats the
-// last Attempt and adds none.
-func TestPollsCountedFromAttempts(t *testing.T) {
-	var d demo
-	for _, u := range []wait.Update{
-		{RequestID: "a", Attempt: 1}, {RequestID: "b", Attempt: 1}, {RequestID: "a", Attempt: 2},
-		{RequestID: "a", Attempt: 2, Reason: wait.ReasonContext}, {RequestID: "b", Attempt: 1, Reason: wait.ReasonStopped},
-	} {
-		d.countPolls(u)
-	}
-	if got := d.pollCount(); got != 3 {
-		t.Errorf("counted %d polls, want 3", got)
 	}
 }

@@ -3,7 +3,6 @@ package benchmarks
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,19 +25,20 @@ type recorded struct {
 }
 
 // recordRequestInfo asks the in-memory engine for a PROCESSING request's
-// info and keeps the answer (status line aside: it is 200).
+// info through RawClient and keeps the answer as the engine sent it
+// (status line aside: it is 200).
 func recordRequestInfo(tb testing.TB) recorded {
 	tb.Helper()
 	srv := tensorpooltest.NewInProcessServer(tb, tensorpooltest.WithLifecycle(
 		tensorpooltest.Succeed(0, 1<<40))) // PROCESSING for as long as the benchmark runs
 	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-bench"})
 	ctx := context.Background()
-	d, err := srv.Client.StorageDestroyWithResponse(ctx, "s-bench")
+	d, err := srv.RawClient.StorageDestroyWithResponse(ctx, "s-bench")
 	if err != nil || d.JSON202 == nil || d.JSON202.RequestID == nil {
 		tb.Fatalf("storage destroy: %v (status %d)", err, d.StatusCode())
 	}
 	id := *d.JSON202.RequestID
-	resp, err := srv.Client.GetRequestInfo(ctx, id)
+	resp, err := srv.RawClient.GetRequestInfo(ctx, id)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -149,13 +149,6 @@ func authEditor(_ context.Context, r *http.Request) error {
 	return nil
 }
 
-// overheadRounds is how many rounds TestClientOverhead runs; make bench
-// sets it from BENCH_COUNT.
-var (
-	overheadRounds = flag.Int("overhead.rounds", 10, "rounds of TestClientOverhead")
-	overheadOnly   = flag.String("overhead.only", "", "run only the TestClientOverhead client named transport/client (for a profile)")
-)
-
 // overheadClient is one client under measurement: call makes one
 // GET /request/info and checks the answer.
 type overheadClient struct {
@@ -163,7 +156,7 @@ type overheadClient struct {
 	call func(b *testing.B)
 }
 
-// overheadClients are the clients TestClientOverhead compares, over one
+// overheadClients are the clients BenchmarkClientOverhead compares, over one
 // transport (tr makes a fresh *http.Client for each, over the same
 // connection pool or in-process responder).
 func overheadClients(tb testing.TB, rec recorded, base string, tr func() *http.Client) []overheadClient {
@@ -189,18 +182,6 @@ func overheadClients(tb testing.TB, rec recorded, base string, tr func() *http.C
 	}
 	return []overheadClient{
 		{"handwritten", func(b *testing.B) {
-			info, ra, err := hw.getRequestInfo(ctx, rec.id)
-			if err != nil {
-				b.Fatal(err)
-			}
-			check(b, info.Status, ra)
-		}},
-		// The same hand-written call bounded as the front door bounds every
-		// call (DefaultTimeout): a cancellable context costs net/http
-		// something of its own, which the front door cannot avoid.
-		{"handwritten-timeout", func(b *testing.B) {
-			ctx, cancel := context.WithTimeout(ctx, tensorpool.DefaultTimeout)
-			defer cancel()
 			info, ra, err := hw.getRequestInfo(ctx, rec.id)
 			if err != nil {
 				b.Fatal(err)
@@ -235,82 +216,31 @@ func overheadClients(tb testing.TB, rec recorded, base string, tr func() *http.C
 	}
 }
 
-// TestClientOverhead is GET /request/info through each client, over the
-// same loopback server (and, to see the clients' own cost without the
-// network, over the same in-process transport), reading the same bytes.
-//
-// The clients run in interleaved rounds in this one process (A B C D, A B
-// C D, ...), each round printing one `go test -bench` line per client, so
-// that benchmd can divide each client's figure by the hand-written one of
-// the same round and report the median of those ratios: load from other
-// work on a shared machine falls on every client of a round alike. It is a
-// measurement: it runs with -figures (make bench).
-func TestClientOverhead(t *testing.T) {
-	needFigures(t)
-	rec := recordRequestInfo(t)
+// BenchmarkClientOverhead is GET /request/info through each client, over
+// the same loopback server and, to see the clients' own cost without the
+// network, over the same in-process transport, reading the same bytes.
+// `make bench` runs it in rounds (-count=1, several times, so that load from
+// other work on a shared machine falls on every client alike) and compares
+// each client with the hand-written one using benchstat -col /client.
+func BenchmarkClientOverhead(b *testing.B) {
+	rec := recordRequestInfo(b)
 	srv := httptest.NewServer(rec)
-	t.Cleanup(srv.Close)
-	type group struct {
-		transport string
-		clients   []overheadClient
+	b.Cleanup(srv.Close)
+	transports := []struct {
+		name, base string
+		client     func() *http.Client
+	}{
+		{"loopback", srv.URL, func() *http.Client { return &http.Client{Transport: srv.Client().Transport} }},
+		{"inprocess", "http://engine.invalid", func() *http.Client { return &http.Client{Transport: rec} }},
 	}
-	groups := []group{
-		{"loopback", overheadClients(t, rec, srv.URL, func() *http.Client { return &http.Client{Transport: srv.Client().Transport} })},
-		{"inprocess", overheadClients(t, rec, "http://engine.invalid", func() *http.Client { return &http.Client{Transport: rec} })},
-	}
-	for range *overheadRounds {
-		for _, g := range groups {
-			for _, c := range g.clients {
-				if *overheadOnly != "" && *overheadOnly != g.transport+"/"+c.name {
-					continue
+	for _, tr := range transports {
+		for _, c := range overheadClients(b, rec, tr.base, tr.client) {
+			b.Run("transport="+tr.name+"/client="+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					c.call(b)
 				}
-				r := testing.Benchmark(func(b *testing.B) {
-					b.ReportAllocs()
-					for b.Loop() {
-						c.call(b)
-					}
-				})
-				if r.N == 0 {
-					t.Fatalf("%s/%s failed", g.transport, c.name)
-				}
-				printBench("ClientOverhead/"+g.transport+"/client="+c.name, r)
-			}
+			})
 		}
-	}
-}
-
-// BenchmarkResponder is one answer to GET /request/info from each in-process
-// responder, without a client: what the scale runs' CPU per poll includes
-// besides the client.
-func BenchmarkResponder(b *testing.B) {
-	for _, kind := range []backendKind{lightBackend, engineBackendKind} {
-		name := map[backendKind]string{lightBackend: "light", engineBackendKind: "engine"}[kind]
-		b.Run(name, func(b *testing.B) {
-			var be backend
-			var id string
-			l := tensorpooltest.Succeed(0, 1<<40)
-			if kind == lightBackend {
-				ls := newLightServer(hint{d: scaleHint})
-				id = ls.add(l)
-				be = ls
-			} else {
-				e, ids := newEngineRequests(b, hint{d: scaleHint}, []tensorpooltest.Lifecycle{l})
-				be, id = e, ids[0]
-			}
-			req, err := gen.NewGetRequestInfoRequest(tensorpooltest.InProcessURL, id)
-			if err != nil {
-				b.Fatal(err)
-			}
-			authEditor(context.Background(), req)
-			b.ReportAllocs()
-			for b.Loop() {
-				resp, err := be.RoundTrip(req)
-				if err != nil || resp.StatusCode != http.StatusOK {
-					b.Fatalf("%v %v", err, resp)
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		})
 	}
 }

@@ -2,12 +2,13 @@
 // issue 8 names: the request economy and detection latency of package wait
 // against other polling rules (economy_test.go), against the official CLI
 // when the server sends no Retry-After, and against an overloaded server
-// with 1,000 ids (pressure_test.go), the overhead of the generated client
-// over a hand-written net/http call (client_test.go), and how WaitAll
-// scales to 10,000 requests (scale_test.go).
+// with 1,000 ids (pressure_test.go), how WaitAll scales to 10,000 requests
+// (scale_test.go), and the overhead of the generated client over a
+// hand-written net/http call (client_test.go).
 //
-// Everything here is test code; `make bench` runs it and rewrites
-// BENCHMARKS.md (the short answers) and BENCHMARKS-data.md (every figure) at
-// the repository root (see benchmd). Nothing in it runs
-// under a plain `go test ./...` for longer than a smoke test.
+// Everything here is test code. The measurements are tests named TestBench*
+// that write Markdown tables and fail when a goal is missed, and one ordinary
+// benchmark, BenchmarkClientOverhead; `make bench` (scripts/bench.sh) runs
+// them and rewrites BENCHMARKS.md. Under a plain `go test ./...` only the
+// quick cross-checks run.
 package benchmarks

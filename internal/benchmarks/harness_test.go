@@ -3,12 +3,12 @@ package benchmarks
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
-	"runtime"
 	"slices"
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -16,28 +16,67 @@ import (
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
 
-// The measurements in virtual time run as tests, not Benchmark functions:
-// testing/synctest.Test needs a live *testing.T, and a *testing.B has none
-// (benchmarks run after every test has finished). So each measurement is a
-// Test that calls testing.Benchmark, runs synctest.Test(t, ...) inside
-// every b.Loop iteration, reports its figures with b.ReportMetric, and
-// prints the result in the format of `go test -bench`, which benchmd and
-// benchstat read. ns/op, B/op and allocs/op there are real: wall time and
-// memory of one whole iteration. The tests only run with -figures, which
-// `make bench` passes; `go test ./...` skips them.
-var figures = flag.Bool("figures", false, "run the measurements in virtual time (economy, no header, storm, scale); make bench sets it")
+// The measurements are tests named TestBench*, not Benchmark functions:
+// testing/synctest.Test needs a *testing.T. Each one computes its figures,
+// appends a Markdown section (a table and its goals) to the file named by
+// -figures, and fails when a goal is missed. Without -figures they skip, so
+// `go test ./...` stays quick. `make bench` runs them all in one process, in
+// the order go test runs them (by file name, then by position in the file),
+// and puts the file into BENCHMARKS.md.
+var figures = flag.String("figures", "", "run the measurements (TestBench*) and append their Markdown to this file; make bench sets it")
 
-func needFigures(t *testing.T) {
+// measure skips t unless -figures is set, and returns where t writes its
+// section.
+func measure(t *testing.T) io.Writer {
 	t.Helper()
-	if !*figures {
-		t.Skip("a measurement: `make bench` runs it (go test -figures)")
+	if *figures == "" {
+		t.Skip("a measurement: `make bench` runs it (go test -figures FILE)")
 	}
+	f, err := os.OpenFile(*figures, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return f
 }
 
-// printBench writes a result line in `go test -bench` format.
-func printBench(name string, r testing.BenchmarkResult) {
-	fmt.Fprintf(os.Stdout, "Benchmark%s-%d\t%s\t%s\n", name, runtime.GOMAXPROCS(0), r.String(), r.MemString())
+// verdict is a goal's cell, and fails t when the goal is missed: the table
+// and the test cannot disagree.
+func verdict(t *testing.T, met bool, goal string) string {
+	t.Helper()
+	if !met {
+		t.Errorf("goal not met: %s", goal)
+		return "**not met**"
+	}
+	return "**met**"
 }
+
+// row writes one row of a Markdown table.
+func row(w io.Writer, cells ...any) {
+	fmt.Fprint(w, "|")
+	for _, c := range cells {
+		fmt.Fprintf(w, " %v |", c)
+	}
+	fmt.Fprintln(w)
+}
+
+// num formats a figure with about as many digits as it deserves.
+func num(v float64) string {
+	switch a := math.Abs(v); {
+	case v == math.Trunc(v) || a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// secs is a duration in a table: seconds, as num formats them.
+func secs(d time.Duration) string { return num(d.Seconds()) + " s" }
 
 // newClient is the generated client over an in-process transport, sending
 // the engine's API key.
@@ -65,6 +104,3 @@ func sortedCopy[T int | int64 | float64 | time.Duration](v []T) []T {
 	slices.Sort(s)
 	return s
 }
-
-// metricName keeps a unit free of white space, which the format forbids.
-func metricName(s string) string { return strings.ReplaceAll(s, " ", "-") }

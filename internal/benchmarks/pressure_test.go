@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +12,69 @@ import (
 
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
+
+// noHeaderTimes are the completion times the no-header comparison uses
+// (odd, so the CLI, polling at even seconds, detects each 1 s late).
+var noHeaderTimes = []time.Duration{7 * time.Second, 31 * time.Second, 97 * time.Second, 301 * time.Second}
+
+// noHeaderRuns is how many times package wait, whose jitter is random,
+// runs each completion time.
+const noHeaderRuns = 200
+
+// TestBenchNoHeader compares package wait with the official CLI on one
+// request id whose server never sends Retry-After, completing at each of
+// noHeaderTimes: polls and detection latency.
+func TestBenchNoHeader(t *testing.T) {
+	w := measure(t)
+	fmt.Fprintf(w, "## Without a Retry-After, does it notice completion about as soon as the CLI?\n\n"+
+		"One request id, no Retry-After ever, completing T s after creation; package wait run %d times per T (worst run shown), "+
+		"the official CLI's rule (every 2 s) once. Goals: never more polls than the CLI, never more than 2.5 × its latency.\n\n", noHeaderRuns)
+	row(w, "T", "CLI polls", "wait polls, max", "CLI latency", "wait latency, max", "goals")
+	row(w, "---:", "---:", "---:", "---:", "---:", "---")
+	for _, T := range noHeaderTimes {
+		// worst is the most polls and the longest latency of runs.
+		worst := func(st strategy, runs int) (polls int, lat time.Duration) {
+			for i := range runs {
+				s := scenario{index: i, start: hint{form: tensorpooltest.RetryAfterOmitted},
+					lifecycles: []tensorpooltest.Lifecycle{tensorpooltest.Succeed(T/5, T-T/5)}}
+				o := runScenario(t, s, st, lightBackend)
+				if o.err != nil {
+					t.Errorf("%s, T=%v: %v", st.name, T, o.err)
+				}
+				polls, lat = max(polls, o.polls), max(lat, o.latency)
+			}
+			return polls, lat
+		}
+		wp, wl := worst(waitStrategies()[0], noHeaderRuns)
+		cp, cl := worst(baselines[0], 1) // the CLI's rule has no randomness
+		row(w, secs(T), cp, wp, secs(cl), secs(wl),
+			verdict(t, wp <= cp && wl <= 5*cl/2, fmt.Sprintf("T=%v: no more polls than the CLI, at most 2.5 × its latency", T)))
+	}
+	fmt.Fprintln(w)
+}
+
+// TestBenchStorm measures the requests per second an overloaded server
+// gets from each strategy waiting for stormIDs ids.
+func TestBenchStorm(t *testing.T) {
+	w := measure(t)
+	fmt.Fprintf(w, "## Does it back off when the server is overloaded?\n\n"+
+		"One WaitAll over %d ids against a server answering 503 for the first %s (with the Retry-After shown, or none); "+
+		"package wait holds every poll on a 429/503 and probes one at a time; the baselines poll each id on their own.\n\n",
+		stormIDs, secs(stormOverload))
+	row(w, "Retry-After", "strategy", "requests during overload", "req/s mean", "req/s peak", "latency p50")
+	row(w, "---", "---", "---:", "---:", "---:", "---:")
+	for _, ra := range []string{"", "0", "5"} {
+		for _, st := range append(waitStrategies(), baselines[1], baselines[2]) {
+			f := runStorm(t, st, ra)
+			if f.completed != stormIDs {
+				t.Errorf("Retry-After %q, %s: saw %d of %d ids complete", ra, st.name, f.completed, stormIDs)
+			}
+			row(w, cmp.Or(ra, "none"), st.name, f.inOverload, num(float64(f.inOverload)/stormOverload.Seconds()), f.peak,
+				secs(quantile(f.latency, 0.5)))
+		}
+	}
+	fmt.Fprintln(w)
+}
 
 // The storm: one WaitAll over stormIDs request ids against a server that
 // answers every poll with 503 for the first stormOverload (an overloaded
@@ -25,10 +89,9 @@ const (
 
 // stormFigures is one strategy's storm.
 type stormFigures struct {
-	inOverload, total, peak int     // requests: during the overload, in all, most in one second of it
-	completed               int     // ids whose terminal status the strategy saw
-	virtual                 float64 // seconds from the first poll to the strategy's return
-	latency                 []time.Duration
+	inOverload, peak int // requests: during the overload, most in one second of it
+	completed        int // ids whose terminal status the strategy saw
+	latency          []time.Duration
 }
 
 func runStorm(t *testing.T, st strategy, retryAfter string) stormFigures {
@@ -48,8 +111,6 @@ func runStorm(t *testing.T, st strategy, retryAfter string) stormFigures {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
 		_ = st.wait(ctx, newClient(t, obs), ids, rand.New(rand.NewPCG(scenarioSeed, 0)))
-		f.virtual = time.Since(t0).Seconds()
-		f.total = obs.polls
 		for sec, n := range obs.perSecond {
 			if time.Duration(sec)*time.Second < stormOverload {
 				f.inOverload += n
@@ -65,83 +126,4 @@ func runStorm(t *testing.T, st strategy, retryAfter string) stormFigures {
 		slices.Sort(f.latency)
 	})
 	return f
-}
-
-// TestStorm measures the requests per second an overloaded server gets
-// from each strategy waiting for stormIDs ids.
-func TestStorm(t *testing.T) {
-	needFigures(t)
-	for _, ra := range []string{"", "0", "5"} {
-		for _, st := range append(waitStrategies(), baselines[1], baselines[2]) {
-			var f stormFigures
-			res := testing.Benchmark(func(b *testing.B) {
-				for b.Loop() {
-					f = runStorm(t, st, ra)
-				}
-				b.ReportMetric(stormIDs, "ids")
-				b.ReportMetric(stormOverload.Seconds(), "overload-s")
-				b.ReportMetric(float64(f.inOverload), "requests-in-overload")
-				b.ReportMetric(float64(f.inOverload)/stormOverload.Seconds(), "rps-mean")
-				b.ReportMetric(float64(f.peak), "rps-peak")
-				b.ReportMetric(float64(f.total), "requests")
-				b.ReportMetric(float64(f.completed), "completed")
-				b.ReportMetric(quantile(f.latency, 0.5).Seconds(), "latency-p50-s")
-				b.ReportMetric(quantile(f.latency, 1).Seconds(), "latency-max-s")
-				b.ReportMetric(f.virtual, "virtual-s")
-			})
-			name := ra
-			if name == "" {
-				name = "none"
-			}
-			printBench(fmt.Sprintf("Storm/retry-after=%s/strategy=%s", name, st.name), res)
-		}
-	}
-}
-
-// noHeaderTimes are the completion times the no-header comparison uses
-// (odd, so the CLI, polling at even seconds, detects each 1 s late).
-var noHeaderTimes = []time.Duration{7 * time.Second, 31 * time.Second, 97 * time.Second, 301 * time.Second}
-
-// noHeaderRuns is how many times package wait, whose jitter is random,
-// runs each completion time.
-const noHeaderRuns = 200
-
-// TestNoHeader compares package wait with the official CLI on one request
-// id whose server never sends Retry-After, completing at each of
-// noHeaderTimes: polls and detection latency.
-func TestNoHeader(t *testing.T) {
-	needFigures(t)
-	for _, T := range noHeaderTimes {
-		for _, st := range []strategy{waitStrategies()[0], baselines[0]} {
-			runs := noHeaderRuns
-			if st.name == "tp-cli" {
-				runs = 1 // no randomness
-			}
-			var polls []int
-			var lat []time.Duration
-			res := testing.Benchmark(func(b *testing.B) {
-				for b.Loop() {
-					polls, lat = nil, nil
-					for i := range runs {
-						s := scenario{index: i, start: hint{form: tensorpooltest.RetryAfterOmitted},
-							lifecycles: []tensorpooltest.Lifecycle{tensorpooltest.Succeed(T/5, T-T/5)}}
-						o := runScenario(t, s, st, lightBackend)
-						if o.err != nil {
-							t.Errorf("%s, T=%v: %v", st.name, T, o.err)
-						}
-						polls, lat = append(polls, o.polls), append(lat, o.latency)
-					}
-				}
-				polls, lat = sortedCopy(polls), sortedCopy(lat)
-				b.ReportMetric(T.Seconds(), "T-s")
-				b.ReportMetric(float64(runs), "runs")
-				b.ReportMetric(float64(quantile(polls, 0.5)), "polls-p50")
-				b.ReportMetric(float64(quantile(polls, 1)), "polls-max")
-				b.ReportMetric(quantile(lat, 0.5).Seconds(), "latency-p50-s")
-				b.ReportMetric(quantile(lat, 0.99).Seconds(), "latency-p99-s")
-				b.ReportMetric(quantile(lat, 1).Seconds(), "latency-max-s")
-			})
-			printBench(fmt.Sprintf("NoHeader/T=%v/strategy=%s", T.Seconds(), st.name), res)
-		}
-	}
 }

@@ -2,7 +2,6 @@ package benchmarks
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -22,11 +21,9 @@ import (
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
 
-// A waitAller waits for many request ids at once and reports the bound on
-// requests in flight it promises.
+// A waitAller waits for many request ids at once.
 type waitAller struct {
 	name    string
-	bound   int
 	waitAll func(ctx context.Context, c *gen.ClientWithResponses, ids []string) error
 	// only, if set, restricts the runs to the 10,000 ids against the light
 	// responder: a variant shown where it matters.
@@ -67,15 +64,12 @@ func (s delayed) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // scaleFigures is one WaitAll run.
 type scaleFigures struct {
-	polls, errors         int
-	maxInflight           int
-	peakHeap, waitingHeap uint64 // bytes
-	stacks                uint64 // bytes, at the same moment as waitingHeap
-	peakGoroutines        int
-	cpu                   time.Duration // user+system CPU of the process during WaitAll (not the setup)
-	peakRSS               uint64        // bytes, if the kernel lets us reset the high-water mark
-	startRSS              uint64        // bytes: the resident set when the run began
-	virtual               time.Duration // from the first poll to WaitAll's return
+	polls          int
+	peakHeap       uint64 // bytes
+	stacks         uint64 // bytes, while every id waits
+	peakGoroutines int
+	cpu            time.Duration // user+system CPU of the process during WaitAll (not the setup)
+	peakRSS        uint64        // bytes, if the kernel lets us reset the high-water mark
 	// latencies: per id, from its completion to the first answer that
 	// showed it (sorted).
 	latencies []time.Duration
@@ -131,6 +125,14 @@ func peakRSS() uint64 {
 	return 0
 }
 
+// mib is a size in a table; 0, not measured (peak RSS off Linux), is "–".
+func mib(b uint64) string {
+	if b == 0 {
+		return "–"
+	}
+	return num(float64(b)/(1<<20)) + " MiB"
+}
+
 // runScale creates n requests on a backend inside a bubble and waits for
 // all of them with w.
 func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
@@ -139,9 +141,6 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 	var pk peaks
 	debug.FreeOSMemory() // what earlier runs left must not count
 	rssOK := resetPeakRSS()
-	if rssOK {
-		f.startRSS = peakRSS()
-	}
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() { // real time, outside the bubble
@@ -177,8 +176,8 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 		}
 		c := newClient(t, obs)
 
-		// While every id waits: live heap and stacks after a GC, once the
-		// first poll of every id has had time to go out.
+		// While every id waits: goroutine stacks after a GC, once the first
+		// poll of every id has had time to go out.
 		measured := make(chan struct{})
 		go func() {
 			defer close(measured)
@@ -187,7 +186,7 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 			s := make([]metrics.Sample, len(heapMetrics))
 			copy(s, heapMetrics)
 			metrics.Read(s)
-			f.waitingHeap, f.stacks = s[0].Value.Uint64(), s[1].Value.Uint64()
+			f.stacks = s[1].Value.Uint64()
 			pk.sample()
 		}()
 		// In virtual time too: the real-time sampler cannot see inside a
@@ -206,15 +205,13 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 		}()
 		cpu0 := cpuTime()
 		if err := w.waitAll(context.Background(), c, ids); err != nil {
-			f.errors++
-			t.Logf("%s, %d ids: %v", w.name, n, err)
+			t.Errorf("%s, %d ids: %v", w.name, n, err)
 		}
 		f.cpu = cpuTime() - cpu0
-		f.virtual = time.Since(t0)
 		cancel()
 		<-vsampled
 		<-measured
-		f.polls, f.maxInflight = obs.polls, obs.maxIn
+		f.polls = obs.polls
 		for _, id := range ids {
 			if r := obs.ids[id]; !r.detected.IsZero() {
 				f.latencies = append(f.latencies, r.detected.Sub(r.done))
@@ -231,30 +228,6 @@ func runScale(t *testing.T, w waitAller, n int, kind backendKind) scaleFigures {
 	return f
 }
 
-func (f scaleFigures) report(b *testing.B, n, bound int) {
-	const mib = 1 << 20
-	b.ReportMetric(float64(n), "ids")
-	b.ReportMetric(float64(scaleRTT.Milliseconds()), "rtt-ms")
-	b.ReportMetric(scaleHint.Seconds(), "hint-s")
-	b.ReportMetric(float64(f.polls), "polls")
-	b.ReportMetric(float64(f.peakHeap)/mib, "peak-heap-MiB")
-	b.ReportMetric(float64(f.waitingHeap)/mib, "heap-waiting-MiB")
-	b.ReportMetric(float64(f.stacks)/mib, "stacks-MiB")
-	if f.peakRSS > 0 {
-		b.ReportMetric(float64(f.peakRSS)/mib, "peak-rss-MiB")
-		b.ReportMetric(float64(f.startRSS)/mib, "start-rss-MiB")
-	}
-	b.ReportMetric(float64(f.peakGoroutines), "goroutines-peak")
-	b.ReportMetric(float64(f.maxInflight), "max-inflight")
-	b.ReportMetric(float64(bound), "inflight-bound")
-	b.ReportMetric(float64(f.cpu.Microseconds())/float64(max(f.polls, 1)), "cpu-us/poll")
-	b.ReportMetric(f.virtual.Seconds(), "virtual-s")
-	b.ReportMetric(quantile(f.latencies, 0.50).Seconds(), "latency-p50-s")
-	b.ReportMetric(quantile(f.latencies, 0.99).Seconds(), "latency-p99-s")
-	b.ReportMetric(quantile(f.latencies, 1).Seconds(), "latency-max-s")
-	b.ReportMetric(float64(f.errors), "errors")
-}
-
 // scaleRuns are the sizes measured against each backend: the engine's
 // validation (about 0.45 ms of CPU per poll) makes 10,000 ids too slow for
 // `make bench`, so it runs the two smaller sizes, for comparison.
@@ -267,31 +240,34 @@ var scaleRuns = []struct {
 	{engineBackendKind, "engine", []int{100, 1000}},
 }
 
-var scaleOnly = flag.String("scale.only", "", "run only the scale measurement of this name (e.g. Scale/responder=light/waiter=wait/ids=10000), to profile it")
-
-// TestScale measures WaitAll over 100 to 10,000 ids in virtual time.
-func TestScale(t *testing.T) {
-	needFigures(t)
-	for _, w := range scaleWaiters() {
+// TestBenchScale measures WaitAll over 100 to 10,000 ids in virtual time.
+func TestBenchScale(t *testing.T) {
+	w := measure(t)
+	fmt.Fprintf(w, "## How does WaitAll scale?\n\n"+
+		"One WaitAll over n request ids in virtual time (lifecycles of 10-60 s, Retry-After %s, %d ms per answer), "+
+		"against the light responder or the validating engine. *Memory*: peak heap + goroutine stacks. "+
+		"*CPU/poll*: the whole process, responder included.\n\n", secs(scaleHint), scaleRTT.Milliseconds())
+	row(w, "responder", "waiter", "ids", "polls", "latency p99", "memory", "peak RSS", "goroutines", "CPU/poll")
+	row(w, "---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	var big scaleFigures // 10,000 ids, the light responder, wait's defaults
+	for _, wa := range scaleWaiters() {
 		for _, run := range scaleRuns {
 			for _, n := range run.ids {
-				if w.only && (run.kind != lightBackend || n != 10000) {
+				if wa.only && (run.kind != lightBackend || n != 10000) {
 					continue
 				}
-				name := fmt.Sprintf("Scale/responder=%s/waiter=%s/ids=%d", run.name, w.name, n)
-				if *scaleOnly != "" && name != *scaleOnly {
-					continue
+				f := runScale(t, wa, n, run.kind)
+				if wa.name == "wait" && run.kind == lightBackend && n == 10000 {
+					big = f
 				}
-				var f scaleFigures
-				res := testing.Benchmark(func(b *testing.B) {
-					b.ReportAllocs()
-					for b.Loop() {
-						f = runScale(t, w, n, run.kind)
-					}
-					f.report(b, n, w.bound)
-				})
-				printBench(name, res)
+				row(w, run.name, wa.name, n, f.polls, secs(quantile(f.latencies, 0.99)),
+					mib(f.peakHeap+f.stacks), mib(f.peakRSS), f.peakGoroutines,
+					num(float64(f.cpu.Microseconds())/float64(max(f.polls, 1)))+" µs")
 			}
 		}
 	}
+	mem, cpu := big.peakHeap+big.stacks, float64(big.cpu.Microseconds())/float64(max(big.polls, 1))
+	fmt.Fprintf(w, "\nGoals at 10,000 ids: < 100 MiB: %s (%s, peak RSS %s); CPU per poll < 50 µs: %s (%s µs).\n\n",
+		verdict(t, big.polls > 0 && mem < 100<<20, "10,000 ids in < 100 MiB"), mib(mem), mib(big.peakRSS),
+		verdict(t, big.polls > 0 && cpu < 50, "CPU per poll < 50 µs"), num(cpu))
 }

@@ -69,14 +69,12 @@ func newEngineRequests(tb tensorpooltest.TB, start hint, ls []tensorpooltest.Lif
 // responder cheap enough for a million polls, and for measuring the
 // client's own cost. TestLightServerMatchesEngine keeps it honest.
 type lightServer struct {
-	latency time.Duration // virtual time each answer takes
-
 	mu       sync.Mutex
 	requests map[string]*lightRequest
 	hint     hint
 	faults   []burst // each with n == 1
 	// overload: until this moment every answer is a 503 with Retry-After
-	// overloadRA (none if empty), an overloaded server (TestStorm).
+	// overloadRA (none if empty), an overloaded server (TestBenchStorm).
 	overload   time.Time
 	overloadRA string
 }
@@ -135,15 +133,6 @@ func (s *lightServer) inject(b burst) {
 var errNoKey = errors.New("lightServer: missing API key")
 
 func (s *lightServer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if s.latency > 0 {
-		t := time.NewTimer(s.latency)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return nil, r.Context().Err()
-		}
-	}
 	if err := r.Context().Err(); err != nil {
 		return nil, err
 	}
@@ -259,9 +248,6 @@ type observer struct {
 	faultsLeft int
 	ids        map[string]*idRecord
 	polls      int
-	early      int
-	inflight   int
-	maxIn      int
 	perSecond  []int // polls sent in each second since origin
 }
 
@@ -273,8 +259,6 @@ type idRecord struct {
 	// inForce is the delay the last answer before done granted (0: that
 	// answer carried no usable Retry-After).
 	inForce time.Duration
-	// sawFailure: a non-200 answer, on which the official CLI gives up.
-	sawFailure bool
 	// failedAfterDone: a non-200 answer once the request had completed,
 	// which delays its detection whatever the strategy.
 	failedAfterDone bool
@@ -340,11 +324,8 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 		o.perSecond[sec]++
 	}
 	if now.Before(rec.allowed) {
-		o.early++
 		rec.early++
 	}
-	o.inflight++
-	o.maxIn = max(o.maxIn, o.inflight)
 	o.mu.Unlock()
 
 	resp, err := o.next.RoundTrip(r)
@@ -352,12 +333,10 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 	at := time.Now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.inflight--
 	var granted time.Duration
 	rec.allowed = time.Time{}
 	if err == nil {
 		if resp.StatusCode != http.StatusOK {
-			rec.sawFailure = true
 			rec.failedAfterDone = rec.failedAfterDone || !at.Before(rec.done)
 			o.faultsLeft = max(o.faultsLeft-1, 0)
 			rec.failing = true

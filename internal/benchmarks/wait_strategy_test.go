@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 	"github.com/tensorpool/tensorpool-go/wait"
 )
 
@@ -48,9 +47,9 @@ func scaleWaiters() []waitAller {
 		}
 	}
 	return []waitAller{
-		{name: "wait", bound: wait.DefaultConcurrency, waitAll: waitAll()},
-		{name: "wait-concurrency-64", bound: 64, waitAll: waitAll(wait.WithConcurrency(64)), only: true},
-		{name: "goroutine-per-id", bound: wait.DefaultConcurrency, only: true,
+		{name: "wait", waitAll: waitAll()},
+		{name: "wait-concurrency-64", waitAll: waitAll(wait.WithConcurrency(64)), only: true},
+		{name: "goroutine-per-id", only: true,
 			waitAll: func(ctx context.Context, c *gen.ClientWithResponses, ids []string) error {
 				p := wait.New(c)
 				errs := make([]error, len(ids))
@@ -70,28 +69,6 @@ func scaleWaiters() []waitAller {
 				return errors.Join(errs...)
 			}},
 	}
-}
-
-// BenchmarkWaitStep is one poll through package wait (Step: the generated
-// client, the Retry-After parsing, the status handling), against the light
-// responder, outside any bubble: the client's own cost per poll, plus the
-// responder's (BenchmarkResponder/light).
-func BenchmarkWaitStep(b *testing.B) {
-	b.Run("light", func(b *testing.B) {
-		ls := newLightServer(hint{d: scaleHint})
-		id := ls.add(tensorpooltest.Succeed(0, 1<<40))
-		p := wait.New(newClient(b, ls))
-		ctx := context.Background()
-		b.ReportAllocs()
-		var prev *wait.Step
-		for b.Loop() {
-			s, err := p.Step(ctx, id, prev)
-			if err != nil || s.Done || s.Next < scaleHint {
-				b.Fatalf("step: %+v, %v", s, err)
-			}
-			prev = s
-		}
-	})
 }
 
 // TestWaitOnCrossCheckSet runs package wait on the cross-check operations

@@ -17,15 +17,9 @@ func IsJSON(contentType string) bool { return strings.Contains(contentType, "jso
 // when nothing changes, else a clone: the caller's header is never written.
 func Normalize(h http.Header) http.Header {
 	ct := h.Get("Content-Type")
-	mt, params, _ := strings.Cut(ct, ";")
-	lower := strings.ToLower(mt)
-	if lower == mt {
-		return h
+	if mt, _, _ := strings.Cut(ct, ";"); strings.ToLower(mt) != mt {
+		h = h.Clone()
+		h.Set("Content-Type", strings.ToLower(mt)+ct[len(mt):])
 	}
-	if params != "" || strings.Contains(ct, ";") {
-		lower += ";" + params
-	}
-	h = h.Clone()
-	h.Set("Content-Type", lower)
 	return h
 }

@@ -23,10 +23,7 @@ const Max time.Duration = 1<<63 - 1
 // false: the caller falls back to backoff, never to an error.
 func Parse(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if c := v[0]; c >= '0' && c <= '9' {
+	if v != "" && v[0] >= '0' && v[0] <= '9' {
 		return deltaSeconds(v)
 	}
 	at, err := http.ParseTime(v)
@@ -36,46 +33,20 @@ func Parse(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	if date, err := http.ParseTime(h.Get("Date")); err == nil {
 		now = date
 	}
-	d = at.Sub(now) // saturates rather than overflowing
-	if d < 0 {
-		d = 0
-	}
-	return d, true
+	return max(at.Sub(now), 0), true // Sub saturates rather than overflowing
 }
 
-// deltaSeconds parses 1*DIGIT [ "." *DIGIT ] into a duration, saturating
-// at Max. Signs, exponents and anything else are rejected.
+// deltaSeconds parses 1*DIGIT [ "." *DIGIT ] with time.ParseDuration,
+// ignoring digits past the nanosecond and saturating at Max from
+// 9,223,372,036 s on (where a fraction could overflow).
 func deltaSeconds(v string) (time.Duration, bool) {
-	intPart, frac, hasDot := strings.Cut(v, ".")
-	if intPart == "" || !allDigits(intPart) || (hasDot && !allDigits(frac)) {
-		return 0, false
+	secs, frac, _ := strings.Cut(v, ".")
+	if strings.Trim(secs, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" {
+		return 0, false // a sign, an exponent, a unit, a second dot
 	}
-	intPart = strings.TrimLeft(intPart, "0")
-	if len(intPart) > 10 { // more than 9,999,999,999 s: beyond any clamp
+	d, err := time.ParseDuration(secs + "." + frac[:min(len(frac), 9)] + "s")
+	if err != nil || d/time.Second >= Max/time.Second {
 		return Max, true
-	}
-	var secs int64
-	for _, c := range intPart {
-		secs = secs*10 + int64(c-'0')
-	}
-	if secs > int64(Max/time.Second)-1 {
-		return Max, true
-	}
-	d := time.Duration(secs) * time.Second
-	// Nanosecond precision is plenty; further digits are ignored.
-	scale := time.Duration(time.Second / 10)
-	for i := 0; i < len(frac) && scale > 0; i++ {
-		d += time.Duration(frac[i]-'0') * scale
-		scale /= 10
 	}
 	return d, true
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }

@@ -14,7 +14,4 @@ func WithoutTransportRetries(ctx context.Context) context.Context {
 }
 
 // TransportRetriesDisabled reports whether ctx was marked by WithoutTransportRetries.
-func TransportRetriesDisabled(ctx context.Context) bool {
-	v, _ := ctx.Value(key{}).(bool)
-	return v
-}
+func TransportRetriesDisabled(ctx context.Context) bool { return ctx.Value(key{}) == true }

@@ -24,8 +24,7 @@ func Clean(s string) string {
 			break // it will be cut: stop reading a huge text
 		}
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			q := strconv.QuoteRune(r) // '\x1b', '\n', '\u2028'
-			b.WriteString(q[1 : len(q)-1])
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'")) // \x1b, \n, \u2028
 		} else {
 			b.WriteRune(r)
 		}

@@ -38,6 +38,7 @@ func expectMake(t *testing.T, dir, target string, wantOK bool, why string, want 
 // untracked or committed.
 func TestCheckGenerated(t *testing.T) {
 	skipIfSlowOrNested(t)
+	t.Parallel()
 	dir := copyRepo(t)
 	expectMake(t, dir, "check-generated", true, "a clean tree")
 
@@ -68,6 +69,7 @@ func TestCheckGenerated(t *testing.T) {
 // outside a git checkout; check-format fails on an unformatted file.
 func TestChecksNeedAGitCheckout(t *testing.T) {
 	skipIfSlowOrNested(t)
+	t.Parallel()
 	dir := copyRepo(t)
 	expectMake(t, dir, "check-format", true, "a clean tree")
 	writeFile(t, filepath.Join(dir, "unformatted.go"), "package tensorpool\nvar  x = 1\n")
@@ -93,6 +95,7 @@ func TestChecksNeedAGitCheckout(t *testing.T) {
 // check-vet vets every module with Go packages, the consumer stand-in too.
 func TestCheckVetCoversEveryModule(t *testing.T) {
 	skipIfSlowOrNested(t)
+	t.Parallel()
 	dir := copyRepo(t)
 	writeFile(t, filepath.Join(dir, "internal", "testdata", "consumer", "vet.go"),
 		"package main\n\nimport \"fmt\"\n\nfunc init() { fmt.Printf(\"%d\\n\", \"not a number\") }\n")

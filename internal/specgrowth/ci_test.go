@@ -2,15 +2,17 @@ package specgrowth
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // fakeTools returns the environment for running .ci/run with stand-ins for
 // make (it records its arguments instead of running the checks), apt-get,
-// sudo, gcc, npm and node, plus the given extra scripts (name -> body), and
-// the file the fakes log to. git and go stay real.
+// sudo and gcc, plus the given extra scripts (name -> body), and the file
+// the fakes log to. git and go stay real.
 func fakeTools(t *testing.T, extra map[string]string) (env []string, logFile string) {
 	t.Helper()
 	bin := t.TempDir()
@@ -20,8 +22,6 @@ func fakeTools(t *testing.T, extra map[string]string) (env []string, logFile str
 		"apt-get": `echo "apt-get $*" >>"$CI_FAKE_LOG"`,
 		"sudo":    `exec "$@"`,
 		"gcc":     `exit 0`,
-		"npm":     `exit 0`,
-		"node":    `echo v18.20.4`,
 	}
 	for name, body := range extra {
 		scripts[name] = body
@@ -66,10 +66,14 @@ func shallowClone(t *testing.T) string {
 
 const shallowWarning = "WARNING: shallow clone and 'git fetch --unshallow' failed"
 
+// ciMakeCalls is what .ci/run runs: the README's test command, then the peers.
+var ciMakeCalls = []string{"make check", "make check-peers"}
+
 // .ci/run deepens a shallow clone so that the spec-diff gate has a base, and
-// runs exactly `make check`.
+// runs exactly `make check` (the README's test command), then `make check-peers`.
 func TestCIRunUnshallows(t *testing.T) {
 	skipIfSlowOrNested(t)
+	t.Parallel()
 	clone := shallowClone(t)
 	env, logFile := fakeTools(t, nil)
 	out := mustRun(t, clone, env, "./.ci/run")
@@ -79,24 +83,25 @@ func TestCIRunUnshallows(t *testing.T) {
 	if strings.Contains(out, "WARNING") {
 		t.Errorf(".ci/run warns although it could deepen the clone:\n%s", out)
 	}
-	if calls := makeCalls(t, logFile); len(calls) != 1 || calls[0] != "make check" {
-		t.Errorf(".ci/run ran %q, want [make check]", calls)
+	if calls := makeCalls(t, logFile); !slices.Equal(calls, ciMakeCalls) {
+		t.Errorf(".ci/run ran %q, want %q", calls, ciMakeCalls)
 	}
 }
 
-// When the clone cannot be deepened, .ci/run still runs make check (we do not
-// choose how CI clones) but warns before and after it, and the gate warns too.
+// When the clone cannot be deepened, .ci/run still runs the checks (we do not
+// choose how CI clones) but warns before and after them, and the gate warns too.
 func TestCIRunWarnsOnAShallowClone(t *testing.T) {
 	skipIfSlowOrNested(t)
+	t.Parallel()
 	clone := shallowClone(t)
 	git(t, clone, "remote", "set-url", "origin", "file://"+filepath.Join(t.TempDir(), "gone"))
 	env, logFile := fakeTools(t, nil)
 	out := mustRun(t, clone, env, "./.ci/run")
 	if n := strings.Count(out, shallowWarning); n != 2 {
-		t.Errorf(".ci/run prints the shallow-clone warning %d times, want 2 (before and after make check):\n%s", n, out)
+		t.Errorf(".ci/run prints the shallow-clone warning %d times, want 2 (before and after the checks):\n%s", n, out)
 	}
-	if calls := makeCalls(t, logFile); len(calls) != 1 || calls[0] != "make check" {
-		t.Errorf(".ci/run ran %q, want [make check]", calls)
+	if calls := makeCalls(t, logFile); !slices.Equal(calls, ciMakeCalls) {
+		t.Errorf(".ci/run ran %q, want %q", calls, ciMakeCalls)
 	}
 	out, err := run(t, clone, append(env, "CI_FAKE_MAKE_STATUS=3"), "./.ci/run")
 	if err == nil || strings.Count(out, shallowWarning) != 2 {
@@ -117,6 +122,7 @@ func TestCIRunWarnsOnAShallowClone(t *testing.T) {
 // older than go.mod's floor.
 func TestCIRunRefuses(t *testing.T) {
 	skipIfSlowOrNested(t)
+	t.Parallel()
 	dir := t.TempDir()
 	for _, f := range []string{".ci/run", ".ci/setup", "go.mod"} {
 		writeFile(t, filepath.Join(dir, f), string(readFile(t, filepath.Join(repoRoot(t), f))))
@@ -139,5 +145,63 @@ func TestCIRunRefuses(t *testing.T) {
 	}
 	if calls := makeCalls(t, logFile); len(calls) != 0 {
 		t.Errorf(".ci/run ran %q after refusing", calls)
+	}
+}
+
+// .ci/setup installs with apt-get what make check (no argument) or make
+// check-peers ("peers") needs and is missing, as root or with passwordless
+// sudo; otherwise it fails naming the packages and the command. The fakes
+// are the whole PATH, so that npm and shellcheck are missing whatever this
+// machine has.
+func TestSetupInstallsPeersWhenItCan(t *testing.T) {
+	skipIfSlowOrNested(t)
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{".ci/setup", "go.mod"} {
+		writeFile(t, filepath.Join(dir, f), string(readFile(t, filepath.Join(repoRoot(t), f))))
+	}
+	if err := os.Chmod(filepath.Join(dir, ".ci/setup"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	setup := func(uid, sudo string, args ...string) (out, calls string, err error) {
+		t.Helper()
+		env, logFile := fakeTools(t, map[string]string{
+			"id":   `echo ` + uid,
+			"sudo": `echo "sudo $*" >>"$CI_FAKE_LOG"; [ "$1" = -n ] && shift; [ "$*" = true ] && exit ` + sudo + `; [ ` + sudo + ` = 0 ] && exec "$@"; exit 1`,
+			"go":   `echo go1.25.0`,
+			"git":  `exit 0`,
+		})
+		bin := filepath.Dir(logFile)
+		for _, name := range []string{"bash", "dirname", "sed"} {
+			p, err := exec.LookPath(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(p, filepath.Join(bin, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		env[0] = "PATH=" + bin
+		out, err = run(t, dir, env, "./.ci/setup", args...)
+		b, _ := os.ReadFile(logFile)
+		return out, string(b), err
+	}
+
+	out, calls, err := setup("0", "1")
+	if err != nil || strings.Contains(calls, "apt-get") {
+		t.Errorf(".ci/setup (for make check) with git, make and gcc there: err=%v, calls:\n%s\n%s", err, calls, out)
+	}
+	out, calls, err = setup("0", "1", "peers")
+	if err != nil || !strings.Contains(calls, "apt-get install -y -qq nodejs npm shellcheck") || strings.Contains(calls, "sudo") {
+		t.Errorf(".ci/setup peers as root: err=%v, want apt-get install of nodejs npm shellcheck without sudo; calls:\n%s\n%s", err, calls, out)
+	}
+	out, calls, err = setup("1000", "0", "peers")
+	if err != nil || !strings.Contains(calls, "sudo -n apt-get install -y -qq nodejs npm shellcheck") {
+		t.Errorf(".ci/setup peers with passwordless sudo: err=%v, want sudo -n apt-get install; calls:\n%s\n%s", err, calls, out)
+	}
+	out, calls, err = setup("1000", "1", "peers")
+	if err == nil || strings.Contains(calls, "apt-get") ||
+		!strings.Contains(out, "missing: npm shellcheck") || !strings.Contains(out, "sudo apt-get install nodejs npm shellcheck") {
+		t.Errorf(".ci/setup peers without root or passwordless sudo: err=%v, want a failure naming the packages and the command, and no apt-get; calls:\n%s\n%s", err, calls, out)
 	}
 }

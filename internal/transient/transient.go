@@ -1,16 +1,8 @@
-// Package transient decides whether an error from sending an HTTP request,
-// or from reading its response body, is known to be transient: the same
-// request may succeed if sent again. It is the one rule shared by the
-// tensorpool front door's retries and package wait's polling; each applies
-// its own policy on top (the front door replays a POST or DELETE only when
-// it provably was not sent; wait also polls again after a 200 that does not
-// decode).
-//
-// The rule is an allow-list: an error is transient only if something in
-// its chain is a known connection failure. Everything else (a TLS or
-// certificate error, an unsupported scheme, a redirect loop, a request
-// refused before sending, a custom transport's own error) is taken to come
-// back every time.
+// Package transient decides whether a failed HTTP exchange is known to be
+// transient, the same request may succeed if sent again: an error from
+// sending it or reading its body (Is), or a status (Status). It is the one
+// rule shared by the tensorpool front door's retries and package wait's
+// polling; each applies its own policy on top.
 package transient
 
 import (
@@ -22,6 +14,7 @@ import (
 	"net"
 	"net/textproto"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -32,7 +25,9 @@ import (
 type Marker interface{ Transient() bool }
 
 // Is reports whether err, from sending a request or reading its response
-// body, is known to be transient:
+// body, is known to be transient. It is an allow-list; anything else (an
+// unsupported scheme, a redirect loop, a request refused before sending, a
+// custom transport's own error) is taken to come back every time:
 //
 //   - io.EOF, io.ErrUnexpectedEOF, context.DeadlineExceeded;
 //   - ECONNRESET, ECONNREFUSED, ECONNABORTED, EPIPE, ETIMEDOUT,
@@ -51,24 +46,15 @@ func Is(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	var (
-		certErr     *tls.CertificateVerificationError
-		unknownAuth x509.UnknownAuthorityError
-		hostErr     x509.HostnameError
-		invalidErr  x509.CertificateInvalidError
-		recordErr   tls.RecordHeaderError
-		alertErr    tls.AlertError
-	)
-	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) ||
-		errors.As(err, &invalidErr) || errors.As(err, &recordErr) || errors.As(err, &alertErr) {
-		return false
+	for _, target := range []any{new(*tls.CertificateVerificationError), new(x509.UnknownAuthorityError),
+		new(x509.HostnameError), new(x509.CertificateInvalidError), new(tls.RecordHeaderError), new(tls.AlertError)} {
+		if errors.As(err, target) {
+			return false
+		}
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && (op.Op == "remote error" || op.Op == "local error") {
-		// crypto/tls reports a TLS alert, received or sent, as a
-		// *net.OpError with this Op around its unexported alert type
-		// (tls.AlertError is only for QUIC).
-		return false
+		return false // crypto/tls's alert, received or sent (tls.AlertError is only QUIC's)
 	}
 	var m Marker
 	if errors.As(err, &m) && m.Transient() {
@@ -95,6 +81,15 @@ func Is(err error) bool {
 	}
 	return errors.As(err, &op) || isHTTPConnLoss(err)
 }
+
+// Status reports whether a response with this status may succeed if the
+// same request is sent again unchanged: 408, 425, 429, 500, 502, 503, 504.
+// Of these, 429 and 503 also say the server is overloaded (Pressure).
+func Status(code int) bool { return slices.Contains([]int{408, 425, 429, 500, 502, 503, 504}, code) }
+
+// Pressure reports whether a status asks the client to slow down: 429 Too
+// Many Requests or 503 Service Unavailable.
+func Pressure(code int) bool { return code == 429 || code == 503 }
 
 // h2StreamError has the fields of net/http's unexported http2StreamError
 // (and of golang.org/x/net/http2.StreamError): net/http's type converts
@@ -144,8 +139,7 @@ func isHTTPConnLoss(err error) bool {
 	if errors.As(err, &se) || errors.As(err, &pe) {
 		return true
 	}
-	found := false
-	walk(err, func(e error) bool {
+	return walk(err, func(e error) bool {
 		v := reflect.ValueOf(e)
 		if v.Kind() == reflect.Pointer {
 			if v.IsNil() {
@@ -154,11 +148,9 @@ func isHTTPConnLoss(err error) bool {
 			v = v.Elem()
 		}
 		msg := e.Error()
-		found = h2Types[[2]string{v.Type().PkgPath(), v.Type().Name()}] || connLossMessages[msg] ||
+		return h2Types[[2]string{v.Type().PkgPath(), v.Type().Name()}] || connLossMessages[msg] ||
 			strings.HasPrefix(msg, "net/http: HTTP/1.x transport connection broken: ") || strings.HasPrefix(msg, "malformed HTTP ")
-		return found
 	})
-	return found
 }
 
 // walk calls f on err and everything it wraps (Unwrap() error and

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs `make <step>` for each step, every one even after a failure, and ends
+# with ONE verdict line, which names the steps that failed:
+#
+#   scripts/steps.sh <name> <step>...   (make check, make check-peers)
+#
+#   <name>: PASS: 8 steps in 95s
+#   <name>: FAIL: check-vet test (2 of 8 steps failed; 95s)
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+name=$1
+shift
+MAKE=${MAKE:-make}
+failed=()
+for step in "$@"; do
+	start=$SECONDS
+	echo "== $name: make $step"
+	if "$MAKE" --no-print-directory "$step"; then
+		echo "== $name: make $step: ok ($((SECONDS - start))s)"
+	else
+		echo "== $name: make $step: FAILED ($((SECONDS - start))s)"
+		failed+=("$step")
+	fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "$name: FAIL: ${failed[*]} (${#failed[@]} of $# steps failed; ${SECONDS}s)"
+	exit 1
+fi
+echo "$name: PASS: $# steps in ${SECONDS}s"
