@@ -11,9 +11,14 @@ all: check
 generate:
 	$(GO) generate ./gen
 
-## test: every test, with the race detector (`go test -short ./...` is the quick loop: it skips the slow suites)
+## test: every test, with the race detector where cgo has a C compiler (`go test -short ./...` is the quick loop: it
+## skips the slow suites)
 test:
-	$(GO) test -race -count=1 ./...
+	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null; then \
+		echo "$(GO) test -race -count=1 ./..."; $(GO) test -race -count=1 ./...; \
+	else \
+		echo "info: no C compiler for cgo, so no race detector: $(GO) test -count=1 ./..."; $(GO) test -count=1 ./...; \
+	fi
 
 ## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (a few minutes; fails when a goal is missed)
 bench:

@@ -1,5 +1,7 @@
 // Package tensorpool is the front door of the Go client for the TensorPool
-// API (GPU clusters, shared storage volumes, jobs). NewClient returns the
+// API. It has the operations of the vendored spec: attach storage to a
+// cluster, destroy storage and request info; the rest (detach, clusters,
+// jobs) arrive when the upstream spec is synced. NewClient returns the
 // typed client that package gen generates from the vendored OpenAPI
 // document, with authentication, retries, a body cap, redaction and
 // validation; Check turns any response but the one the spec declares into

@@ -157,7 +157,10 @@ func (e *APIError) Error() string {
 // any status if codes is empty:
 //
 //	tensorpool.IsStatus(err, http.StatusConflict)  // the volume is busy, or already attached
-//	tensorpool.IsStatus(err, http.StatusForbidden) // a missing or wrong API key (the spec's 403 "Access denied")
+//	tensorpool.IsStatus(err, http.StatusForbidden) // the spec's 403 "Access denied" (attach, destroy)
+//
+// Guess: a missing or wrong key gets that 403; the spec declares it for
+// attach and destroy without saying why, and none for request info.
 func IsStatus(err error, codes ...int) bool {
 	var e *APIError
 	return errors.As(err, &e) && (len(codes) == 0 || slices.Contains(codes, e.StatusCode))

@@ -202,12 +202,16 @@ func TestSuccessBodyIsData(t *testing.T) {
 		{"bad key " + testKey, "bad key " + redacted},
 		{"bad key " + testKey + testKey, "bad key " + redacted + redacted},
 	} {
+		body := `{"request_id":"r-1","created_at":"2026-01-01T00:00:00Z","request_type":"STORAGE_ATTACH","status":"COMPLETED","external_message":"` + tc.echo + `"}`
 		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
-			return reply(r, 200, http.Header{"X-Echo": {tc.echo}}, `{"request_id":"r-1","created_at":"2026-01-01T00:00:00Z","request_type":"STORAGE_ATTACH","status":"COMPLETED","external_message":"`+tc.echo+`"}`), nil
+			return reply(r, 200, http.Header{"X-Echo": {tc.echo}}, body), nil
 		}}
 		resp, err := Check(fakeClient(t, f).GetRequestInfoWithResponse(bg, "r-1"))
 		if err != nil || *resp.JSON200.ExternalMessage != tc.want {
-			t.Errorf("echo %q: err %v, external_message %q, want %q", tc.echo, err, *resp.JSON200.ExternalMessage, tc.want)
+			t.Fatalf("echo %q: err %v, resp %+v, want external_message %q", tc.echo, err, resp, tc.want)
+		}
+		if want := strings.ReplaceAll(body, testKey, redacted); string(resp.Body) != want {
+			t.Errorf("echo %q: Body %q, want the bytes sent, but an exact echo of the key: %q", tc.echo, resp.Body, want)
 		}
 		if h, want := resp.HTTPResponse.Header.Get("X-Echo"), strings.ReplaceAll(tc.echo, testKey, redacted); h != want {
 			t.Errorf("echo %q: header %q, want %q", tc.echo, h, want)

@@ -196,7 +196,9 @@ func elements(n int) string {
 	return fmt.Sprintf("%d elements", n)
 }
 
-// requestBody returns a copy of req's body, leaving req able to send it.
+// requestBody returns a copy of req's body, leaving req able to send it. A
+// body without GetBody past maxValidatedBody is not held in memory: it is
+// sent as it comes, unvalidated (nil is returned).
 func requestBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
@@ -210,13 +212,18 @@ func requestBody(req *http.Request) ([]byte, error) {
 		return io.ReadAll(io.LimitReader(rc, maxValidatedBody))
 	}
 	b, err := io.ReadAll(io.LimitReader(req.Body, maxValidatedBody+1))
-	_ = req.Body.Close()
 	switch {
 	case err != nil:
+		_ = req.Body.Close()
 		return nil, fmt.Errorf("tensorpool: reading the request body to validate it: %w", err)
 	case len(b) > maxValidatedBody:
-		return nil, &invalidRequest{req.Method, req.URL.Path, "body", fmt.Sprintf("larger than %d bytes", maxValidatedBody)}
+		req.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), req.Body), req.Body}
+		return nil, nil
 	}
+	_ = req.Body.Close()
 	req.Body = io.NopCloser(bytes.NewReader(b))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	req.ContentLength = int64(len(b))

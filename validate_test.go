@@ -140,3 +140,16 @@ func TestValidationWithBasePath(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestLargeStreamedBodySentUnvalidated: a streamed body too large to hold
+// for validation (past 1 MiB, no GetBody) is sent whole, not refused: the
+// spec states no size limit, so the server judges it.
+func TestLargeStreamedBodySentUnvalidated(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, attachOK), nil }}
+	c := fakeClient(t, f)
+	big := `{"storage_id":"s-1","cluster_ids":["c-1","c-2"],"pad":"` + strings.Repeat("x", 2<<20) + `"}`
+	_, err := Check(c.StorageAttachWithBodyWithResponse(bg, "application/json", io.MultiReader(strings.NewReader(big))))
+	if err != nil || f.n() != 1 || string(f.calls[0].body) != big {
+		t.Fatalf("err %v, %d requests; want the %d bytes sent whole", err, f.n(), len(big))
+	}
+}

@@ -224,14 +224,28 @@ func ExampleEngine_APIKey() {
 	// k-2
 }
 
+// destroyRequest destroys storageID on srv and returns the request id to
+// poll; the spec allows a null one, which fails t.
+func destroyRequest(t tensorpooltest.TB, srv *tensorpooltest.Server, storageID string) string {
+	resp, err := tensorpool.Check(srv.Client.StorageDestroyWithResponse(context.Background(), storageID))
+	if err != nil || resp.JSON202.RequestID == nil {
+		t.Fatalf("destroy %s: %v, and no request id to poll", storageID, err)
+	}
+	return *resp.JSON202.RequestID
+}
+
+// text is a nullable string of the spec, or "<null>".
+func text(s *string) string {
+	if s == nil {
+		return "<null>"
+	}
+	return *s
+}
+
 // retryAfter destroys s-1 on srv and returns the Retry-After of the first
 // GET /request/info answer.
 func retryAfter(t tensorpooltest.TB, srv *tensorpooltest.Server) string {
-	resp, err := srv.Client.StorageDestroyWithResponse(context.Background(), "s-1")
-	if err != nil {
-		t.Fatalf("destroy: %v", err)
-	}
-	info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
+	info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), destroyRequest(t, srv, "s-1"))
 	if err != nil {
 		t.Fatalf("request info: %v", err)
 	}
@@ -293,15 +307,11 @@ func ExampleSucceed() {
 	runTest(func(t tensorpooltest.TB) {
 		srv := tensorpooltest.NewInProcessServer(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, time.Hour)))
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-		resp, err := srv.Client.StorageDestroyWithResponse(context.Background(), "s-1")
-		if err != nil {
-			t.Fatalf("destroy: %v", err)
-		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), destroyRequest(t, srv, "s-1"))
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}
-		fmt.Println(info.JSON200.Status, *info.JSON200.ExternalMessage)
+		fmt.Println(info.JSON200.Status, text(info.JSON200.ExternalMessage))
 	})
 	// Output: PROCESSING Destroying storage s-1
 }
@@ -311,16 +321,12 @@ func ExampleFail() {
 	runTest(func(t tensorpooltest.TB) {
 		srv := tensorpooltest.NewInProcessServer(t, tensorpooltest.WithLifecycle(tensorpooltest.Fail(0, 0, "volume is busy")))
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-		resp, err := srv.Client.StorageDestroyWithResponse(context.Background(), "s-1")
-		if err != nil {
-			t.Fatalf("destroy: %v", err)
-		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), destroyRequest(t, srv, "s-1"))
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}
 		_, ok := srv.Engine.Storage("s-1")
-		fmt.Println(info.JSON200.Status, *info.JSON200.ExternalMessage, "| s-1 exists:", ok)
+		fmt.Println(info.JSON200.Status, text(info.JSON200.ExternalMessage), "| s-1 exists:", ok)
 	})
 	// Output: FAILED volume is busy | s-1 exists: true
 }
@@ -343,7 +349,7 @@ func ExampleEngine_AddStorage() {
 	})
 	// Output:
 	// c-1 has "s-1"
-	// 409 {"detail":"Storage s-1 is attached to clusters c-1; detach it first"}
+	// 409 {"detail":"Storage s-1 is attached to clusters c-1"}
 }
 
 // AddCluster seeds a cluster; an ineligible one refuses storage.

@@ -61,11 +61,7 @@ func ExampleNewInProcessServer() {
 		srv := tensorpooltest.NewInProcessServer(t)
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 
-		resp, err := srv.Client.StorageDestroyWithResponse(context.Background(), "s-1")
-		if err != nil {
-			t.Fatalf("destroy: %v", err)
-		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), destroyRequest(t, srv, "s-1"))
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}
@@ -161,7 +157,7 @@ func ExampleEngine_QueueLifecycles() {
 			t.Fatalf("request info: %v", err)
 		}
 		c, _ := srv.Engine.Cluster("c-1")
-		fmt.Printf("%s %q, cluster storage %q\n", info.JSON200.Status, *info.JSON200.ExternalMessage, c.Storage)
+		fmt.Printf("%s %q, cluster storage %q\n", info.JSON200.Status, text(info.JSON200.ExternalMessage), c.Storage)
 	})
 	// Output: FAILED "cluster is restarting", cluster storage ""
 }
@@ -197,18 +193,14 @@ func ExampleLifecycle() {
 				{Status: gen.RequestStatusCOMPLETED},
 			}))
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-		resp, err := srv.Client.StorageDestroyWithResponse(context.Background(), "s-1")
-		if err != nil {
-			t.Fatalf("destroy: %v", err)
-		}
-		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), *resp.JSON202.RequestID)
+		info, err := srv.Client.GetRequestInfoWithResponse(context.Background(), destroyRequest(t, srv, "s-1"))
 		if err != nil {
 			t.Fatalf("request info: %v", err)
 		}
 		h := info.HTTPResponse.Header
 		retryAt, _ := http.ParseTime(h.Get("Retry-After"))
 		date, _ := http.ParseTime(h.Get("Date"))
-		fmt.Println(info.JSON200.Status, *info.JSON200.ExternalMessage, retryAt.Sub(date))
+		fmt.Println(info.JSON200.Status, text(info.JSON200.ExternalMessage), retryAt.Sub(date))
 	})
 	// Output: RETRYING capacity is short, retrying 5s
 }

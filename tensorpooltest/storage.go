@@ -268,8 +268,9 @@ func (e *Engine) storageDestroy(c *call) *result {
 	if s.DeletionProtection {
 		return errorResult(http.StatusConflict, "Storage %s has deletion protection enabled", id)
 	}
+	// Guess: the wording of the spec's "storage attached to clusters" 409.
 	if len(s.AttachedTo) > 0 {
-		return errorResult(http.StatusConflict, "Storage %s is attached to clusters %s; detach it first", id, strings.Join(s.AttachedTo, ", "))
+		return errorResult(http.StatusConflict, "Storage %s is attached to clusters %s", id, strings.Join(s.AttachedTo, ", "))
 	}
 	// Guess: the seed's destroy outcomes have no "not ready", so a volume
 	// still provisioning (NotReady) may be destroyed. A request in flight

@@ -62,7 +62,9 @@
 //
 // Every answer goes through tensorpool.Check (one response check); server
 // text in errors and Updates is cleaned (control characters escaped, 1 KiB
-// per field), with a raw gen client too, and through tensorpool.NewClient's
-// client the API key is redacted from it. Only the GET is repeated, and
-// only by this package: the tensorpool client sends each poll once.
+// per field), with a raw gen client too. Through tensorpool.NewClient's
+// client, errors show no form of the API key; an Update's Message and Info
+// are data, as the server sent them but for an exact echo of the key. Only
+// the GET is repeated, and only by this package: the tensorpool client
+// sends each poll once.
 package wait

@@ -264,9 +264,7 @@ func TestServerTextCleanedAndCapped(t *testing.T) {
 // TestEchoedKeyNotInErrorsThroughNewClient: through tensorpool.NewClient, a
 // server echoing the API key in an error body does not put it in wait's
 // error or Updates: the answer goes through tensorpool.Check, whose
-// APIError scrubs it. (Scrubbing it from a 200's body, such as a FAILED
-// request's external_message, is NewClient's transport's job, before the
-// body is parsed.)
+// APIError scrubs it. (A 200's body is data: TestUpdateIsData.)
 func TestEchoedKeyNotInErrorsThroughNewClient(t *testing.T) {
 	for _, code := range []int{400, 502, 503} {
 		synctest.Test(t, func(t *testing.T) {
@@ -283,6 +281,27 @@ func TestEchoedKeyNotInErrorsThroughNewClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUpdateIsData: through tensorpool.NewClient, a successful answer's
+// external_message reaches Update.Message and the returned info as the
+// server sent it, even where it ends with the start of the key (the key
+// here is "tp-test"); only the error texts are diagnostics.
+func TestUpdateIsData(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const msg = "mounted at /mnt/tp-te"
+		var got []string
+		p := newFake().on("r", reply{status: gen.RequestStatusPROCESSING, msg: msg, retryAfter: "1"},
+			reply{status: gen.RequestStatusCOMPLETED, msg: msg}).newClientPoller(t,
+			WithProgress(func(u Update) { got = append(got, u.Message) }))
+		info, err := p.Wait(t.Context(), "r")
+		if err != nil || info.ExternalMessage == nil || *info.ExternalMessage != msg {
+			t.Fatalf("info %+v, err %v; want COMPLETED with the message as sent", info, err)
+		}
+		if len(got) != 2 || got[0] != msg || got[1] != msg {
+			t.Errorf("Update.Message = %q; want %q twice", got, msg)
+		}
+	})
 }
 
 // TestWrongBaseURLFailsInBoundedTime: a connection refused from the first
@@ -342,5 +361,88 @@ func TestStatusIsAuthoritative(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryEndIsAnErrorWithItsID: every way the wait for one id can end
+// without COMPLETED gives an *Error carrying that id, through Wait and
+// through WaitAll's joined error, which walks to one *Error per id.
+func TestEveryEndIsAnErrorWithItsID(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script []reply
+		opts   []Option
+		ctx    func(context.Context) (context.Context, context.CancelFunc)
+		cause  error
+	}{
+		{name: "FAILED", script: []reply{{status: gen.RequestStatusFAILED, msg: "boom"}}, cause: ErrFailed},
+		{name: "unknown status", script: []reply{status("EXPLODED")}, cause: ErrUnknownStatus},
+		{name: "transient give-up", script: []reply{httpErr(502, "")}, opts: []Option{WithMaxFailures(2)}, cause: ErrTooManyFailures},
+		{name: "timeout", script: []reply{running("5")}, cause: context.DeadlineExceeded,
+			ctx: func(ctx context.Context) (context.Context, context.CancelFunc) {
+				return context.WithTimeout(ctx, time.Minute)
+			}},
+		{name: "cancel", script: []reply{running("5")}, cause: context.Canceled,
+			ctx: func(ctx context.Context) (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(ctx)
+				time.AfterFunc(time.Minute, cancel)
+				return ctx, cancel
+			}},
+		{name: "API error", script: []reply{httpErr(403, "")}, cause: new(tensorpool.APIError)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := func() context.Context {
+					if tc.ctx == nil {
+						return t.Context()
+					}
+					ctx, cancel := tc.ctx(t.Context())
+					t.Cleanup(cancel)
+					return ctx
+				}
+				f := newFake().on("r-1", tc.script...).on("r-2", completed)
+				_, err := f.poller(t, 0, tc.opts...).Wait(ctx(), "r-1")
+				checkIDError(t, "Wait", err, "r-1", tc.cause)
+				_, err = f.poller(t, 0, tc.opts...).WaitAll(ctx(), "r-2", "r-1")
+				errs, _ := err.(interface{ Unwrap() []error })
+				if errs == nil || len(errs.Unwrap()) != 1 {
+					t.Fatalf("WaitAll: %v; want one joined error, for r-1", err)
+				}
+				checkIDError(t, "WaitAll", errs.Unwrap()[0], "r-1", tc.cause)
+			})
+		})
+	}
+	t.Run("invalid id", func(t *testing.T) {
+		_, err := newFake().poller(t, 0).Wait(t.Context(), "a/b")
+		checkIDError(t, "Wait", err, "a/b", ErrInvalidRequestID)
+		_, err = newFake().poller(t, 0).WaitAll(t.Context(), "ok", "a/b")
+		checkIDError(t, "WaitAll", err, "a/b", ErrInvalidRequestID)
+	})
+	t.Run("stopped by WithFailFast", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFake().on("slow", running("600")).on("bad", running("1"), status(gen.RequestStatusFAILED))
+			_, err := f.poller(t, 0, WithFailFast()).WaitAll(t.Context(), "slow", "bad")
+			errs := err.(interface{ Unwrap() []error }).Unwrap()
+			if len(errs) != 2 {
+				t.Fatalf("%v; want two joined errors", err)
+			}
+			checkIDError(t, "WaitAll", errs[0], "slow", ErrStopped)
+			checkIDError(t, "WaitAll", errs[1], "bad", ErrFailed)
+		})
+	})
+}
+
+// checkIDError fails t unless err is an *Error for id whose cause is cause
+// (a sentinel for errors.Is, or a pointer to an error type for errors.As).
+func checkIDError(t *testing.T, call string, err error, id string, cause error) {
+	t.Helper()
+	var we *Error
+	if !errors.As(err, &we) || we.RequestID != id {
+		t.Errorf("%s: err = %v; want an *Error for %q", call, err, id)
+		return
+	}
+	var apiErr *tensorpool.APIError
+	if _, isType := cause.(*tensorpool.APIError); isType && !errors.As(err, &apiErr) || !isType && !errors.Is(err, cause) {
+		t.Errorf("%s: err = %v; want it to wrap %v", call, err, cause)
 	}
 }

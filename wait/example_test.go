@@ -130,7 +130,7 @@ func ExampleError() {
 	_, err := wait.New(c, wait.WithInterval(time.Millisecond, 0)).Wait(context.Background(), "r-2")
 	var we *wait.Error
 	switch {
-	case errors.Is(err, wait.ErrFailed) && errors.As(err, &we):
+	case errors.Is(err, wait.ErrFailed) && errors.As(err, &we) && we.Info.ExternalMessage != nil:
 		fmt.Println(we.RequestID, "failed:", *we.Info.ExternalMessage)
 		fmt.Println(err)
 	case err != nil:

@@ -19,7 +19,10 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// Client is the one method of *gen.Client (and *gen.ClientWithResponses) a Poller uses.
+// Client is the one method of gen's clients a Poller uses: pass the
+// *gen.ClientWithResponses of tensorpool.NewClient, a *gen.Client, or a
+// gen.ClientInterface. A gen.ClientWithResponsesInterface lacks it (its
+// method parses the body, and wait reads the raw response's Retry-After).
 type Client interface {
 	GetRequestInfo(ctx context.Context, requestID string, reqEditors ...gen.RequestEditorFn) (*http.Response, error)
 }
@@ -94,7 +97,7 @@ type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet
 	Attempt   int               // polls made for this request, this one included
-	Message   string            // the server's external_message, if any, cleaned for printing
+	Message   string            // the server's external_message, if any, cleaned for printing (data: not redacted)
 	Next      time.Duration     // delay before the next poll; 0 if none
 	Reason    Reason            // why Next was chosen, or why polling is over
 	Err       error             // this poll's failure (transient, or the one ending the wait), if any
@@ -346,6 +349,6 @@ func (p *Poller) report(s *Step, err error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cfg.progress(Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message("", s.Info, p.redactor()),
+	p.cfg.progress(Update{RequestID: s.RequestID, Status: s.Status, Attempt: s.Attempt, Message: message("", s.Info, nil),
 		Next: s.Next, Reason: s.Reason, Err: cmp.Or(err, s.Err), Info: s.Info})
 }

@@ -21,6 +21,7 @@ import (
 var (
 	_ Client = (*gen.Client)(nil)
 	_ Client = (*gen.ClientWithResponses)(nil)
+	_ Client = gen.ClientInterface(nil)
 )
 
 // checkGaps fails unless each gap lies in [want, want*1.25] (positive jitter
