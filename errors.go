@@ -202,36 +202,26 @@ func decodeErrorBody(contentType string, body []byte, nested bool) (string, []ge
 // summarise renders the first three field errors as "body.storage_id:
 // Field required; ...", and says how many more there are.
 func summarise(details []gen.ValidationError) string {
-	var b strings.Builder
-	for i, d := range details[:min(len(details), 3)] {
-		if i > 0 {
-			b.WriteString("; ")
+	var parts []string
+	for _, d := range details[:min(len(details), 3)] {
+		loc := make([]string, len(d.Loc))
+		for i, item := range d.Loc {
+			loc[i] = fmt.Sprint(item) // a string, or a JSON number (float64)
 		}
-		for j, item := range d.Loc {
-			if j > 0 {
-				b.WriteByte('.')
-			}
-			fmt.Fprint(&b, item) // a string, or a JSON number (float64)
-		}
-		if len(d.Loc) > 0 {
-			b.WriteString(": ")
-		}
-		b.WriteString(d.Msg)
+		parts = append(parts, strings.TrimPrefix(strings.Join(loc, ".")+": ", ": ")+d.Msg)
 	}
 	if len(details) > 3 {
-		fmt.Fprintf(&b, "; and %d more", len(details)-3)
+		parts = append(parts, fmt.Sprintf("and %d more", len(details)-3))
 	}
-	return servertext.Clean(b.String())
+	return servertext.Clean(strings.Join(parts, "; "))
 }
 
 // fixValidationBody relabels text/plain a JSON 422 body that is not
 // FastAPI's validation shape (HTTPException(422, "text") sends {"detail":
 // "text"}): the generated parser would fail on it and lose the status.
 func fixValidationBody(resp *http.Response, body []byte) {
-	if resp.StatusCode != http.StatusUnprocessableEntity || !mediatype.IsJSON(resp.Header.Get("Content-Type")) {
-		return
-	}
-	if json.Unmarshal(body, new(gen.HTTPValidationError)) != nil {
+	if resp.StatusCode == http.StatusUnprocessableEntity && mediatype.IsJSON(resp.Header.Get("Content-Type")) &&
+		json.Unmarshal(body, new(gen.HTTPValidationError)) != nil {
 		resp.Header = resp.Header.Clone()
 		resp.Header.Set("Content-Type", "text/plain; charset=utf-8")
 	}

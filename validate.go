@@ -14,8 +14,7 @@ import (
 	"sync"
 )
 
-// maxValidatedBody bounds what validation reads of a request body that has
-// no GetBody (a streamed body given to a ...WithBody method).
+// maxValidatedBody bounds what validation holds of a request body.
 const maxValidatedBody = 1 << 20
 
 // schema holds the constraints of a JSON Schema that the client checks
@@ -196,9 +195,8 @@ func elements(n int) string {
 	return fmt.Sprintf("%d elements", n)
 }
 
-// requestBody returns a copy of req's body, leaving req able to send it. A
-// body without GetBody past maxValidatedBody is not held in memory: it is
-// sent as it comes, unvalidated (nil is returned).
+// requestBody returns a copy of req's body, leaving req able to send it; a
+// streamed body past maxValidatedBody is sent as it comes, unvalidated (nil).
 func requestBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
