@@ -137,9 +137,8 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 		return &DecodeError{StatusCode: resp.StatusCode, Method: req.Method, Path: d.redact.text(req.URL.Path),
 			ContentType: servertext.Clean(d.redact.text(resp.Header.Get("Content-Type"))), Err: err}
 	}
-	tooLarge := fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, d.maxBody)
 	if ok && resp.ContentLength > d.maxBody {
-		return nil, fail(tooLarge)
+		return nil, fail(fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, d.maxBody))
 	}
 	b := &body{lr: io.LimitedReader{R: resp.Body, N: d.maxBody + 1}, redact: d.redact.text} // one allocation for both
 	// bytes.Buffer sized from Content-Length, growing by doubling: a large
@@ -150,7 +149,7 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 	b.data, b.lr.R = buf.Bytes(), nil
 	switch {
 	case ok && int64(len(b.data)) > d.maxBody:
-		return nil, fail(tooLarge)
+		return nil, fail(fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, d.maxBody))
 	case ok && err != nil:
 		return nil, fail(bodyLost{fmt.Errorf("reading the body: %w", err)})
 	case err != nil || int64(len(b.data)) > d.maxBody:

@@ -78,11 +78,11 @@ func Check[R Response](r R, err error) (R, error) {
 	// The typed bodies are the fields JSON2xx; TestCheckFindsEveryTypedBody
 	// fails if the generator names them differently.
 	var typed reflect.Value
-	anyJSON := false
+	anyJSON, want := false, "JSON"+strconv.Itoa(code)
 	for i := range v.NumField() {
 		if n := v.Type().Field(i).Name; len(n) == len("JSON200") && strings.HasPrefix(n, "JSON2") {
 			anyJSON = true
-			if n[4:] == strconv.Itoa(code) {
+			if n == want {
 				typed = v.Field(i)
 			}
 		}

@@ -101,10 +101,13 @@ func decode(s string, i int) (byte, int) {
 
 // err returns err itself if its text holds no key, else a *redactedError.
 func (r redactor) err(err error) error {
-	if err == nil || r.text(err.Error()) == err.Error() {
-		return err
+	if err == nil {
+		return nil
 	}
-	return &redactedError{msg: r.text(err.Error()), err: err, redact: r.text}
+	if msg := err.Error(); r.text(msg) != msg {
+		return &redactedError{msg: r.text(msg), err: err, redact: r.text}
+	}
+	return err
 }
 
 // redactedError is an error whose text held the key. It does not unwrap,

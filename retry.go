@@ -70,7 +70,7 @@ func retryReason(method string, resp *http.Response, err error) (reason string, 
 		var op *net.OpError // a dial or DNS error: nothing of the request was written
 		dial := errors.As(err, &op) && op.Op == "dial" || errors.As(err, new(*net.DNSError))
 		switch {
-		case errors.Is(err, ErrResponseTooLarge) || !transient.Is(err):
+		case !transient.Is(err):
 			return "", 0, false
 		case safe:
 			return "connection error", 0, false

@@ -173,9 +173,10 @@ func (d *document) check(v any, s *schema, field string) (string, string) {
 		if len(s.Enum) > 0 && !slices.Contains(s.Enum, v) {
 			return field, fmt.Sprintf("must be one of %v, got %v", s.Enum, v)
 		}
-		str, ok := v.(string)
-		if re, err := regexp.Compile(s.Pattern); ok && s.Pattern != "" && err == nil && !re.MatchString(str) {
-			return field, fmt.Sprintf("must match %q, got %q", s.Pattern, str)
+		if str, ok := v.(string); ok && s.Pattern != "" { // compiled only where the spec has a pattern
+			if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(str) {
+				return field, fmt.Sprintf("must match %q, got %q", s.Pattern, str)
+			}
 		}
 	}
 	return "", ""

@@ -166,8 +166,9 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	}
 	s.Attempt, s.Err = s.Attempt+1, nil
 	a := p.get(ctx, requestID, probe)
-	if a.redact != nil {
-		p.redact.CompareAndSwap(nil, &a.redact)
+	if a.redact != nil && p.redact.Load() == nil {
+		f := a.redact // a copy, once per Poller: &a.redact would move a to the heap on every poll
+		p.redact.CompareAndSwap(nil, &f)
 	}
 	var apiErr *tensorpool.APIError
 	switch {

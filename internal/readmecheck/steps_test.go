@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,29 +41,53 @@ func TestStepsRunsEveryStepAndEndsWithOneVerdict(t *testing.T) {
 }
 
 // TestCheckNeedsOnlyGo: make check's steps (CHECKS) and make check-peers'
-// (PEERS) are apart, and the steps that need more than Go (shellcheck,
-// npm, nginx) are peers.
+// (PEERS) are apart, and no step of CHECKS, nor a script its recipe runs,
+// calls a command that .ci/setup installs only for the peers.
 func TestCheckNeedsOnlyGo(t *testing.T) {
-	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
-	if err != nil {
-		t.Fatal(err)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
 	}
+	mk, setup := read("Makefile"), read(".ci/setup")
 	list := func(name string) []string {
-		m := regexp.MustCompile(`(?m)^` + name + ` := (.*)$`).FindSubmatch(mk)
+		m := regexp.MustCompile(`(?m)^` + name + ` := (.*)$`).FindStringSubmatch(mk)
 		if m == nil {
 			t.Fatalf("Makefile has no %s list", name)
 		}
-		return strings.Fields(string(m[1]))
+		return strings.Fields(m[1])
 	}
-	checks, peers := list("CHECKS"), list("PEERS")
-	for _, c := range checks {
-		for _, p := range peers {
-			if c == p {
-				t.Errorf("%s is both in CHECKS and in PEERS", c)
-			}
+	peerList := regexp.MustCompile(`(?s)\npeers=\((.*?)\n\)`).FindStringSubmatch(setup)
+	if peerList == nil {
+		t.Fatal(".ci/setup has no peers=( ... ) list")
+	}
+	var tools []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*([a-z]+):`).FindAllStringSubmatch(peerList[1], -1) {
+		tools = append(tools, m[1])
+	}
+	if len(tools) < 2 {
+		t.Fatalf("peers in .ci/setup: %q; the parse is broken", tools)
+	}
+	peers := list("PEERS")
+	for _, c := range list("CHECKS") {
+		if slices.Contains(peers, c) {
+			t.Errorf("%s is both in CHECKS and in PEERS", c)
 		}
-		if c == "check-actions" || c == "prism" {
-			t.Errorf("make check runs %s, which needs a tool beyond Go", c)
+		recipe := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(c) + `:[^\n]*\n((?:\t[^\n]*\n)*)`).FindStringSubmatch(mk)
+		if recipe == nil {
+			t.Errorf("no recipe for %s in the Makefile", c)
+			continue
+		}
+		text := recipe[1]
+		for _, script := range regexp.MustCompile(`scripts/[a-z-]+\.sh`).FindAllString(recipe[1], -1) {
+			text += read(script)
+		}
+		for _, tool := range tools {
+			if regexp.MustCompile(`\b` + tool + `\b`).MatchString(text) {
+				t.Errorf("make check's step %s uses %s, which only make check-peers installs", c, tool)
+			}
 		}
 	}
 }
