@@ -2,7 +2,7 @@
 GO      ?= go
 MODULES := . tools tools/oasdiff tools/apidiff tools/benchstat internal/testdata/consumer
 
-.PHONY: all generate check check-peers check-generated check-format check-vet check-tidy check-consumer check-actions test \
+.PHONY: all generate check check-peers check-generated check-format check-vet check-tidy check-consumer check-actions check-ratelimit test \
 	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck
 
 all: check
@@ -20,7 +20,8 @@ test:
 		echo "info: no C compiler for cgo, so no race detector: $(GO) test -count=1 ./..."; $(GO) test -count=1 ./...; \
 	fi
 
-## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (a few minutes; fails when a goal is missed)
+## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (about 15 minutes, the nginx runs in real
+## time; installs nginx first, .ci/setup peers; fails when a goal is missed)
 bench:
 	GO=$(GO) ./scripts/bench.sh
 
@@ -37,7 +38,7 @@ check:
 ## check-peers: the checks that need tools beyond Go (Prism from npm; shellcheck); first installs what is
 ## missing (.ci/setup peers: apt-get as root or with passwordless sudo, else it names the packages and stops).
 ## A new peer: its target in PEERS, its Debian package in .ci/setup's peers list.
-PEERS := check-actions prism
+PEERS := check-actions prism check-ratelimit
 check-peers:
 	@./.ci/setup peers
 	@MAKE='$(MAKE)' ./scripts/steps.sh check-peers $(PEERS)
@@ -73,6 +74,11 @@ check-actions:
 	@command -v shellcheck >/dev/null || { echo >&2 "check-actions: shellcheck is not installed (apt-get install shellcheck)"; exit 1; }
 	$(GO) run -modfile=tools/go.mod github.com/rhysd/actionlint/cmd/actionlint
 	@echo "check-actions: actionlint and shellcheck find nothing in $$(ls .github/workflows | tr '\n' ' ')"
+
+## check-ratelimit: wait's pace behind nginx's limit_req (Debian's nginx-light, on loopback): every goal of the rate-limit
+## runs met, in about 40 s (make bench runs the full set)
+check-ratelimit:
+	TENSORPOOL_NGINX=1 PATH="$$PATH:/usr/sbin" $(GO) test -count=1 -run '^TestRateLimitNginx$$' -v ./internal/benchmarks
 
 ## vulncheck: known vulnerabilities reachable from the library (needs network; CI runs it in a job of its own)
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0

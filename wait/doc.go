@@ -12,7 +12,8 @@
 //
 // # Schedule
 //
-// The first poll is sent at once. After each poll:
+// The first poll is sent at once, within the Poller's pace (below). After
+// each poll:
 //
 //   - with a usable Retry-After (delta-seconds, "2.5" tolerated, or an
 //     HTTP-date measured against the response's Date), that delay, raised to
@@ -23,17 +24,23 @@
 //     backoff of 1 s, 2 s, 4 s, ... up to 30 s;
 //   - plus 0 to 25 % jitter, only ever added.
 //
-// A 429 or a 503 is news about the server, not about one request: every poll of the Poller (all its Wait, WaitAll and Step
-// calls) holds until that answer's Retry-After, or without one a backoff
-// shared by the Poller, has passed; then one poll at a time probes, and the
-// first other answer releases the hold. At most 8 polls are in flight at
-// once (WithConcurrency).
-//
 // If ctx's deadline comes before the next poll is due, the delay is
 // shortened so that one more poll comes before it, never earlier than the
-// Retry-After (or the minimum interval); if even that, or the end of the
-// Poller's hold, does not fit, the wait ends at once with an error wrapping
+// Retry-After (or the minimum interval); if even that, or the pace's next
+// slot, does not fit, the wait ends at once with an error wrapping
 // context.DeadlineExceeded.
+//
+// # Pace
+//
+// A 429 or a 503 is news about the server, not about one request: it cuts
+// the pace all polls of the Poller (its Wait, WaitAll and Step calls) share
+// to 0.7 times the rate the server accepted, never below one poll per 2 s.
+// The pace starts at 10 polls a second and grows fast until the first cut,
+// then by 0.1 poll a second every second; only the answer to a poll sent
+// after the last cut moves it. Pollers on one key so tend towards equal
+// shares (BENCHMARKS.md measures how close). The pace only delays polls:
+// each id still waits its own Retry-After. At most 8 polls are in flight at
+// once (WithConcurrency).
 //
 // # Failures
 //

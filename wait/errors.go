@@ -135,7 +135,10 @@ func (p *Poller) end(ctx context.Context, s *Step, err error) error {
 
 // fail returns the *Error that ends s with err as its cause.
 func (p *Poller) fail(s *Step, err error) *Error {
-	e := &Error{RequestID: s.RequestID, Info: s.Info, Err: err, polls: s.Attempt, redact: p.redactor()}
+	e := &Error{RequestID: s.RequestID, Info: s.Info, Err: err, polls: s.Attempt}
+	if f := p.redact.Load(); f != nil {
+		e.redact = *f
+	}
 	if !errors.Is(err, ErrTooManyFailures) {
 		e.last = s.Err
 	}

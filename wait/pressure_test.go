@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"sync"
 	"testing"
@@ -45,22 +46,20 @@ func (o *overloaded) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// TestPressureHoldsEveryPoll: a 429/503 holds every
-// poll of the Poller until its Retry-After (or the shared backoff) has
-// passed; then one probe at a time, until one is answered: a WaitAll of 50
-// ids against a server overloaded for 30 s sends a handful of requests
-// during those 30 s, not 50 per backoff step, and every id completes soon
-// after.
-func TestPressureHoldsEveryPoll(t *testing.T) {
+// TestPressureCutsThePace: a 429/503 cuts the pace every poll of the
+// Poller shares, and each id still waits its own Retry-After: a WaitAll of
+// 50 ids against a server overloaded for 30 s sends a handful of requests
+// during those 30 s, never one earlier than its id's Retry-After, and every
+// id completes soon after.
+func TestPressureCutsThePace(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		ra      string
-		minGap  time.Duration // between probes
-		maxSent int           // during the overload, the first 8 (sent before any answer) included
+		name  string
+		ra    string
+		minRA time.Duration // between two polls of one id during the overload
 	}{
-		{"503 Retry-After 5", "5", 5 * time.Second, 8 + 30/5 + 1},
-		{"503 Retry-After 0", "0", time.Second, 8 + 30 + 1},
-		{"503 no header", "", time.Second, 8 + 6},
+		{"503 Retry-After 5", "5", 5 * time.Second},
+		{"503 Retry-After 0", "0", time.Second},
+		{"503 no header", "", time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -77,19 +76,19 @@ func TestPressureHoldsEveryPoll(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := New(c)
-				if _, err := p.WaitAll(t.Context(), ids...); err != nil {
+				if _, err := New(c).WaitAll(t.Context(), ids...); err != nil {
 					t.Fatal(err)
 				}
-				if len(o.spans) > tc.maxSent || len(o.spans) < 9 {
-					t.Errorf("%d requests during the 30 s overload; want 9 to %d", len(o.spans), tc.maxSent)
+				// The first answer cuts the pace to its floor: then one poll per 2 s.
+				if max := int(1 + 30*paceFloor + 1); len(o.spans) > max || len(o.spans) < 2 {
+					t.Errorf("%d requests during the 30 s overload; want 2 to %v", len(o.spans), max)
 				}
-				// After the first wave: one probe at a time, each after the
-				// last answer's hold.
-				probes := o.spans[8:]
-				for i := 1; i < len(probes); i++ {
-					if gap := probes[i][0].Sub(probes[i-1][1]); gap < tc.minGap {
-						t.Errorf("probe %d sent %v after the previous answer; want at least %v", i, gap, tc.minGap)
+				for _, id := range ids {
+					calls := f.callsFor(id)
+					for i := 1; i < len(calls) && calls[i].at.Before(o.until); i++ {
+						if gap := calls[i].at.Sub(calls[i-1].at); gap < tc.minRA {
+							t.Errorf("%s: poll %d came %v after the last; want at least %v", id, i, gap, tc.minRA)
+						}
 					}
 				}
 				if el := time.Since(start); el > 30*time.Second+17*time.Second {
@@ -100,11 +99,11 @@ func TestPressureHoldsEveryPoll(t *testing.T) {
 	}
 }
 
-// TestPressureHoldsQueuedPolls: polls of concurrent Wait calls that queue
-// for one of the Poller's 8 slots while the first wave is answered 503 do
-// not slip past the hold that answer starts: 100 Waits against a server
-// overloaded for 30 s send the first 8, then one probe per Retry-After.
-func TestPressureHoldsQueuedPolls(t *testing.T) {
+// TestPressureCutsQueuedPolls: polls of concurrent Wait calls that queue
+// for one of the Poller's 8 slots while the first poll is answered 503 do
+// not slip past the cut that answer makes: 100 Waits against a server
+// overloaded for 30 s send about one poll per 2 s.
+func TestPressureCutsQueuedPolls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		start := time.Now()
@@ -125,40 +124,62 @@ func TestPressureHoldsQueuedPolls(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if max := 8 + 30/5 + 1; len(o.spans) > max {
-			t.Errorf("%d requests during the 30 s overload; want at most %d (the first 8, then one probe per 5 s)", len(o.spans), max)
+		if max := int(1 + 30*paceFloor + 1); len(o.spans) > max {
+			t.Errorf("%d requests during the 30 s overload; want at most %v", len(o.spans), max)
 		}
 	})
 }
 
-// TestPressureReleasedBySuccess: a 503's hold delays every poll of its
-// Poller (not another Poller's), and an answer that is not pressure
-// releases it for every id.
-func TestPressureReleasedBySuccess(t *testing.T) {
+// TestPaceIsPerPoller: a 503's Retry-After delays its own id only; the cut
+// it makes slows the other ids of its Poller (not another Poller's), and
+// answers let the pace grow back.
+func TestPaceIsPerPoller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake().on("a", httpErr(503, "60"), completed).on("b", running("1"), completed)
+		f := newFake().on("a", httpErr(503, "60"), completed).on("b", completed).on("c", completed)
 		p := f.poller(t, 0)
 		start := time.Now()
-		if _, err := p.Wait(t.Context(), "a"); err != nil || time.Since(start) != 60*time.Second {
-			t.Fatalf("a: %v after %v; want done after the 60 s hold", err, time.Since(start))
-		}
-		// Held for 60 s by a's 503: b's first poll waits for it too.
-		f = newFake().on("a", httpErr(503, "60"), completed).on("b", completed).on("c", completed)
-		p = f.poller(t, 0)
-		start = time.Now()
-		if _, err := p.Step(t.Context(), "a", nil); err != nil {
-			t.Fatal(err)
+		if s, err := p.Step(t.Context(), "a", nil); err != nil || s.Next != 60*time.Second {
+			t.Fatalf("a: %+v, %v; want its Retry-After", s, err)
 		}
 		if _, err := f.poller(t, 0).Wait(t.Context(), "c"); err != nil || time.Since(start) != 0 {
 			t.Fatalf("another Poller: %v after %v; want done at once", err, time.Since(start))
 		}
-		if _, err := p.Wait(t.Context(), "b"); err != nil || time.Since(start) != 60*time.Second {
-			t.Fatalf("b: %v after %v; want held for 60 s", err, time.Since(start))
+		if _, err := p.Wait(t.Context(), "b"); err != nil || time.Since(start) != 2*time.Second /* 1/paceFloor */ {
+			t.Fatalf("b: %v after %v; want the cut pace's next slot, %v", err, time.Since(start), 2*time.Second /* 1/paceFloor */)
 		}
-		// b's success released the hold: a polls at once.
-		start = time.Now()
-		if _, err := p.Step(t.Context(), "a", nil); err != nil || time.Since(start) != 0 {
-			t.Fatalf("a after the release: %v after %v", err, time.Since(start))
+		if got := p.pace.lim.Limit(); got <= paceFloor {
+			t.Errorf("the pace after b's answer: %v a second; want grown past the floor %v", got, paceFloor)
+		}
+	})
+}
+
+// TestPaceIgnoresOldNews: only an answer to a poll sent after the last cut
+// moves the pace; answers to polls in flight at the cut were caused by the
+// old rate. A cut is to paceBeta times the accepted rate, and the pace then
+// grows additively.
+func TestPaceIgnoresOldNews(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace()
+		for range 100 { // 10 s accepted at 10 a second
+			time.Sleep(100 * time.Millisecond)
+			p.answered(time.Now(), false)
+		}
+		inFlight := time.Now()
+		time.Sleep(time.Millisecond)
+		p.answered(time.Now(), true)
+		cut := float64(p.lim.Limit())
+		if want := paceBeta * 10; math.Abs(cut-want) > 0.5 {
+			t.Fatalf("after the first 429: %v a second; want about %v", cut, want)
+		}
+		time.Sleep(time.Second)
+		p.answered(inFlight, true)
+		p.answered(inFlight, false)
+		if got := float64(p.lim.Limit()); got != cut {
+			t.Errorf("after answers to polls sent before the cut: %v a second; want still %v", got, cut)
+		}
+		p.answered(time.Now(), false)
+		if got, want := float64(p.lim.Limit()), cut+paceGrowth*1.001; got <= cut || got > want {
+			t.Errorf("one second after the cut: %v a second; want grown additively to at most %v", got, want)
 		}
 	})
 }
@@ -201,17 +222,17 @@ func TestSuccessWithoutJSON200IsMalformed(t *testing.T) {
 	}
 }
 
-// TestHoldPastTheDeadline: when the Poller holds its polls until after
-// ctx's deadline, Wait returns at once, wrapping context.DeadlineExceeded,
-// instead of sleeping only to time out.
-func TestHoldPastTheDeadline(t *testing.T) {
+// TestPacePastTheDeadline: when the Poller's pace sends the next poll
+// only after ctx's deadline, Wait returns at once, wrapping
+// context.DeadlineExceeded, instead of sleeping only to time out.
+func TestPacePastTheDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake().on("a", httpErr(503, "60")).on("b", completed)
 		p := f.poller(t, 0)
 		if _, err := p.Step(t.Context(), "a", nil); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 		start := time.Now()
 		_, err := p.Wait(ctx, "b")

@@ -37,13 +37,7 @@ type Poller struct {
 	// redact is the client's redaction of the key, from its first answer
 	// (tensorpool.NewClient's marks every body with it), or nil.
 	redact atomic.Pointer[func(string) string]
-
-	// The shared hold after a 429 or a 503 (rounds > 0).
-	holdMu  sync.Mutex
-	until   time.Time
-	rounds  int           // pressure answers in a row
-	probing bool          // a probe is in flight
-	moved   chan struct{} // closed when the hold moves or ends
+	pace   *pace // the rate all polls share
 }
 
 // New returns a Poller that polls through c, with its options fixed.
@@ -54,7 +48,7 @@ func New(c Client, opts ...Option) *Poller {
 		o(&cfg)
 	}
 	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
-	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64, moved: make(chan struct{})}
+	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64, pace: newPace()}
 }
 
 // Reason says why a delay was chosen, or why polling is over (Next == 0).
@@ -131,8 +125,8 @@ func (p *Poller) fitDeadline(ctx context.Context, s *Step) error {
 	return p.end(ctx, s, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
 }
 
-// Step polls the request once, waiting only while the Poller holds its
-// polls, and returns a Step that is never nil. A nil error with Done ==
+// Step polls the request once, waiting only for the Poller's pace, and
+// returns a Step that is never nil. A nil error with Done ==
 // false means "poll again after Next"; a non-nil error ends polling, as in
 // Wait. prev is the previous call's Step for this id, or nil. Next is not
 // fitted to ctx's deadline: a controller's ctx bounds one reconcile.
@@ -152,27 +146,32 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 		*s = *prev
 	}
 	s.Done, s.Next, s.Reason = false, 0, ReasonDone
-	// The slot first, then the hold: a poll queued for a slot must not slip
-	// past a hold that began while it queued.
+	// The slot first, then the pace: a poll queued for a slot must not slip
+	// past a cut made while it queued.
 	select {
 	case p.sem <- struct{}{}:
 		defer func() { <-p.sem }()
 	case <-ctx.Done():
 		return s, p.end(ctx, s, ctx.Err())
 	}
-	probe, err := p.acquire(ctx)
+	sent, err := p.pace.take(ctx)
 	if err != nil {
 		return s, p.end(ctx, s, err)
 	}
+	last := s.Err
 	s.Attempt, s.Err = s.Attempt+1, nil
-	a := p.get(ctx, requestID, probe)
+	a := p.get(ctx, requestID)
+	if a.answered {
+		p.pace.answered(sent, a.pressure)
+	}
 	if a.redact != nil && p.redact.Load() == nil {
 		f := a.redact // a copy, once per Poller: &a.redact would move a to the heap on every poll
 		p.redact.CompareAndSwap(nil, &f)
 	}
 	var apiErr *tensorpool.APIError
 	switch {
-	case a.err != nil && ctx.Err() != nil:
+	case a.err != nil && ctx.Err() != nil: // ctx ended the poll: the last failure stays the one to name
+		s.Err = last
 		return s, p.end(ctx, s, nil)
 	case a.pressure: // the server asks to slow down: never a failure, only ctx ends the wait
 		s.Err, s.backoffs = a.err, s.backoffs+1
@@ -228,30 +227,29 @@ type answer struct {
 	redact              func(string) string // the client's redaction of the key, if any
 }
 
-// get sends one GET (step holds its concurrency slot), checks the answer with
-// tensorpool.Check, and tells the hold how it went.
-func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
-	defer func() { p.release(a, probe) }()
+// get sends one GET (step holds its concurrency slot) and checks the answer
+// with tensorpool.Check.
+func (p *Poller) get(ctx context.Context, id string) (a answer) {
 	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
 	var r *gen.GetRequestInfoResponse
-	switch {
-	case err != nil: // net/http's contract: no body to close
-	case resp == nil || resp.Body == nil:
-		a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
-		return a
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		// The status is authoritative: the body is read only for the
-		// error's message, whether or not it decodes.
-		a.answered, a.redact = true, redactor(resp)
+	if err == nil { // else net/http's contract: no body to close
+		if resp == nil || resp.Body == nil {
+			a.err = fmt.Errorf("%w: a nil response or body, and a nil error", ErrBrokenClient)
+			return a
+		}
+		a.answered = true
 		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
-		_, err = tensorpool.Check(&gen.GetRequestInfoResponse{Body: body, HTTPResponse: resp}, nil)
-	default:
-		a.answered, a.redact = true, redactor(resp)
-		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
-		r, err = tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
+		if b, ok := resp.Body.(interface{ Redact(string) string }); ok { // tensorpool.NewClient's bodies carry its redaction
+			a.redact = b.Redact
+		}
+		if resp.StatusCode/100 == 2 {
+			r, err = tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
+		} else { // the status is authoritative: the body makes only the error's message, whether or not it decodes
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
+			_, err = tensorpool.Check(&gen.GetRequestInfoResponse{Body: body, HTTPResponse: resp}, nil)
+		}
 	}
 	var apiErr *tensorpool.APIError
 	switch {
@@ -268,80 +266,8 @@ func (p *Poller) get(ctx context.Context, id string, probe bool) (a answer) {
 	return a
 }
 
-// redactor returns the client's redaction of the key, or nil.
-func (p *Poller) redactor() func(string) string {
-	if f := p.redact.Load(); f != nil {
-		return *f
-	}
-	return nil
-}
-
 // maxErrorBody caps what is read of an error answer's body.
 const maxErrorBody = 16 << 10
-
-// redactor returns the redaction rule of tensorpool.NewClient's client,
-// which marks its response bodies with it, or nil for another client.
-func redactor(resp *http.Response) func(string) string {
-	if r, ok := resp.Body.(interface{ Redact(string) string }); ok {
-		return r.Redact
-	}
-	return nil
-}
-
-// acquire waits until the hold lets a poll go: after until, one probe at a
-// time. It fails at once if ctx's deadline comes before until.
-func (p *Poller) acquire(ctx context.Context) (probe bool, err error) {
-	for ctx.Err() == nil {
-		p.holdMu.Lock()
-		wait, moved := time.Until(p.until), p.moved
-		if dl, ok := ctx.Deadline(); ok && p.rounds > 0 && !dl.After(p.until) {
-			p.holdMu.Unlock()
-			return false, fmt.Errorf("%w: the Poller holds its polls until after it, after a 429 or a 503",
-				context.DeadlineExceeded)
-		}
-		if p.rounds == 0 || wait <= 0 && !p.probing {
-			probe, p.probing = p.rounds > 0, p.probing || p.rounds > 0
-			p.holdMu.Unlock()
-			return probe, nil
-		}
-		p.holdMu.Unlock()
-		var due <-chan time.Time
-		if wait > 0 {
-			due = time.After(wait)
-		}
-		select {
-		case <-moved:
-		case <-due:
-		case <-ctx.Done():
-		}
-	}
-	return false, ctx.Err()
-}
-
-// release: pressure holds every poll until the answer's Retry-After or a
-// shared backoff (raised by the first pressure answer and by probes'), plus
-// jitter; any other HTTP answer ends the hold.
-func (p *Poller) release(a answer, probe bool) {
-	p.holdMu.Lock()
-	defer p.holdMu.Unlock()
-	p.probing = p.probing && !probe
-	switch {
-	case a.pressure:
-		if probe || p.rounds == 0 {
-			p.rounds++
-		}
-		next, _, _ := p.delay(a, p.rounds)
-		if until := time.Now().Add(next); until.After(p.until) {
-			p.until = until
-		}
-	case a.answered && p.rounds > 0:
-		p.rounds = 0
-	case !probe:
-		return
-	}
-	close(p.moved)
-	p.moved = make(chan struct{})
-}
 
 // report sends s, and the error ending the wait if any, to WithProgress.
 func (p *Poller) report(s *Step, err error) {

@@ -592,10 +592,9 @@ func TestWaitAllFailFast(t *testing.T) {
 			on("ok", completed)
 		var last = map[string]Update{}
 		p := f.poller(t, 0, WithFailFast(), WithProgress(func(u Update) { last[u.RequestID] = u }))
-		start := time.Now()
 		infos, err := p.WaitAll(t.Context(), "queued", "held", "bad", "ok")
-		if el := time.Since(start); el != 30*time.Second {
-			t.Errorf("returned after %v; want 30s: the held poll cancelled at once", el)
+		if el := time.Since(f.callsFor("bad")[0].at); el != 30*time.Second {
+			t.Errorf("returned %v after bad's first poll; want 30s: the held poll cancelled at once", el)
 		}
 		if n := len(f.callsFor("held")); n != 2 {
 			t.Errorf("held polled %d times; want 2", n)
@@ -716,8 +715,9 @@ func TestWaitAllGoroutinesBoundedByConcurrency(t *testing.T) {
 		if n := len(f.allCalls()); n != 3*len(ids) {
 			t.Errorf("%d polls; want %d", n, 3*len(ids))
 		}
-		if el := time.Since(start); el != 10*time.Second {
-			t.Errorf("took %v; want 10s: every id on its own 5 s schedule", el)
+		// 6,000 polls: the pace starts at 10 a second and grows, without a 429, along the CUBIC curve.
+		if el := time.Since(start); el < 10*time.Second || el > 25*time.Second {
+			t.Errorf("took %v; want 10 s (every id on its own 5 s schedule) to 25 s (the pace's start)", el)
 		}
 	})
 }
@@ -737,7 +737,8 @@ func TestWaitAllEarliestDueFirst(t *testing.T) {
 		for _, c := range f.allCalls() {
 			got = append(got, fmt.Sprintf("%s@%v", c.id, c.at.Sub(start)))
 		}
-		want := "[a@0s b@0s b@3s b@6s b@9s a@10s b@12s]"
+		// b's first poll waits for the pace's next slot, 1/paceStart s.
+		want := "[a@0s b@100ms b@3.1s b@6.1s b@9.1s a@10s b@12.1s]"
 		if fmt.Sprint(got) != want {
 			t.Errorf("polls %v; want %s", got, want)
 		}
@@ -809,10 +810,10 @@ func TestStepForControllers(t *testing.T) {
 		if err != nil || !s.Done || s.Failures != 0 || s.Next != 0 || s.Status != gen.RequestStatusCOMPLETED {
 			t.Fatalf("step 4 = %+v, %v", s, err)
 		}
-		// No time passes inside Step beyond the request itself.
+		// No time passes inside Step beyond the request itself and the pace's next slot.
 		start := time.Now()
 		f.on("q", running("600"))
-		if _, err := p.Step(t.Context(), "q", nil); err != nil || time.Since(start) != 0 {
+		if _, err := p.Step(t.Context(), "q", nil); err != nil || time.Since(start) > time.Second/paceStart {
 			t.Errorf("Step blocked for %v (%v)", time.Since(start), err)
 		}
 	})

@@ -2,7 +2,9 @@
 // issue 8 names: the request economy and detection latency of package wait
 // against other polling rules (economy_test.go), against the official CLI
 // when the server sends no Retry-After, and against an overloaded server
-// with 1,000 ids (pressure_test.go), how WaitAll scales to 10,000 requests
+// with 1,000 ids (pressure_test.go), behind a rate limiter, a token bucket
+// and nginx's limit_req (ratelimit_test.go, nginx_test.go; issue 21), how
+// WaitAll scales to 10,000 requests
 // (scale_test.go), and the overhead of the generated client over a
 // hand-written net/http call (client_test.go).
 //
@@ -10,5 +12,6 @@
 // that write Markdown tables and fail when a goal is missed, and one ordinary
 // benchmark, BenchmarkClientOverhead; `make bench` (scripts/bench.sh) runs
 // them and rewrites BENCHMARKS.md. Under a plain `go test ./...` only the
-// quick cross-checks run.
+// quick cross-checks and the rate-limit goals in virtual time run; make
+// check-peers adds one run behind nginx.
 package benchmarks
