@@ -21,7 +21,7 @@ test:
 	fi
 
 ## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (about 15 minutes, the nginx runs in real
-## time; installs nginx first, .ci/setup peers; fails when a goal is missed)
+## time; installs nginx first, .ci/setup bench; fails when a goal is missed)
 bench:
 	GO=$(GO) ./scripts/bench.sh
 
@@ -35,7 +35,7 @@ CHECKS := check-generated check-format check-vet check-tidy check-consumer check
 check:
 	@MAKE='$(MAKE)' ./scripts/steps.sh check $(CHECKS)
 
-## check-peers: the checks that need tools beyond Go (Prism from npm; shellcheck); first installs what is
+## check-peers: the checks that need tools beyond Go (Prism from npm; shellcheck; nginx); first installs what is
 ## missing (.ci/setup peers: apt-get as root or with passwordless sudo, else it names the packages and stops).
 ## A new peer: its target in PEERS, its Debian package in .ci/setup's peers list.
 PEERS := check-actions prism check-ratelimit

@@ -17,7 +17,7 @@ start=$(date +%s)
 load() { uptime | sed 's/.*load averages*: *//; s/[, ].*//'; } # the last minute's
 load_before=$(load)
 
-./.ci/setup peers # nginx, for the rate-limit runs
+./.ci/setup bench # nginx, for the rate-limit runs
 export PATH="$PATH:/usr/sbin" TENSORPOOL_NGINX=1 # a missing nginx fails them instead of skipping
 "$GO" test -c -o "$tmp/benchmarks.test" ./internal/benchmarks
 cd internal/benchmarks

@@ -34,13 +34,14 @@
 //
 // A 429 or a 503 is news about the server, not about one request: it cuts
 // the pace all polls of the Poller (its Wait, WaitAll and Step calls) share
-// to 0.7 times the rate the server accepted, never below one poll per 2 s.
-// The pace starts at 10 polls a second and grows fast until the first cut,
-// then by 0.1 poll a second every second; only the answer to a poll sent
-// after the last cut moves it. Pollers on one key so tend towards equal
-// shares (BENCHMARKS.md measures how close). The pace only delays polls:
-// each id still waits its own Retry-After. At most 8 polls are in flight at
-// once (WithConcurrency).
+// to 0.7 times the rate it was sending, never below one poll per 2 s. The
+// pace starts at 10 polls a second and grows fast until the first cut (and
+// from the floor after an outage); then by 0.1 poll a second (or 0.5 % of
+// the rate, if more) every second of polling, never past twice the rate
+// sent. Only the answer to a poll sent after the last cut moves it. Pollers
+// on one key so tend towards equal shares (BENCHMARKS.md measures how
+// close). The pace only delays polls: each id still waits its own
+// Retry-After. At most 8 polls are in flight at once (WithConcurrency).
 //
 // # Failures
 //

@@ -12,20 +12,23 @@ import (
 
 const (
 	paceStart  = 10              // polls per second at first, then up the AWS SDK's CUBIC curve (+0.4 t³) until a cut
-	paceBeta   = 0.7             // a cut sets the rate to this times the rate the server accepted (the AWS SDK's factor)
-	paceGrowth = 0.1             // after a cut, the rate grows by this many polls per second, every second
+	paceBeta   = 0.7             // a cut sets the rate to this times the rate sent (the AWS SDK's factor)
+	paceGrowth = 0.1             // after a cut, the rate grows by this many polls per second every second, or 0.5 % of it if more
 	paceFloor  = 0.5             // polls per second: the rate is never cut below it
-	paceWindow = 2 * time.Second // the accepted rate is measured over about this long
+	paceWindow = 2 * time.Second // the rate sent is measured over about this long
 )
 
 // pace is the rate all polls of one Poller share (see the package doc).
 // Additive growth and multiplicative cuts bring Pollers on one key towards
 // equal shares (Chiu and Jain, 1989); growth in proportion to the rate, as
 // the AWS SDK's CUBIC scaled to the last rate, keeps the shares the start
-// gave. The limiter is golang.org/x/time/rate, the Go team's token bucket:
-// its rate can change at any time (SetLimit), and Wait gives a slot back
-// when ctx ends, or fails at once when it comes after ctx's deadline.
-// One poll waits at a time (turn), so that a cut applies to the next poll.
+// gave. A cut is from the rate sent, 429s included, as the AWS SDK's: from
+// the rate accepted, a Poller refused more often would sink further.
+//
+// The limiter is golang.org/x/time/rate, the Go team's token bucket: its
+// rate can change at any time (SetLimit), and Wait gives a slot back when
+// ctx ends, or fails at once when it comes after ctx's deadline. One poll
+// waits at a time (turn), so that a cut applies to the next poll.
 type pace struct {
 	lim  *rate.Limiter // burst 1: polls are spread, never sent in a burst
 	turn chan struct{}
@@ -33,18 +36,26 @@ type pace struct {
 	mu       sync.Mutex
 	born     time.Time // the Poller's creation
 	cut      time.Time // the last cut, or born
-	lastMax  float64   // the rate the server accepted at the last cut; 0 before the first
-	accepted float64   // accepted answers, a count decaying over paceWindow
-	last     time.Time // when accepted was last updated
+	lastMax  float64   // the rate sent at the last cut; -1 before the first, 0 after one in an outage
+	answers  float64   // HTTP answers, a count decaying over paceWindow
+	accepted float64   // the same, without 429s and 503s
+	last     time.Time // when the counts were last updated
 }
 
 func newPace() *pace {
 	now := time.Now()
-	return &pace{lim: rate.NewLimiter(paceStart, 1), turn: make(chan struct{}, 1), born: now, cut: now}
+	return &pace{lim: rate.NewLimiter(paceStart, 1), turn: make(chan struct{}, 1), born: now, cut: now, lastMax: -1}
 }
 
+var errLate = fmt.Errorf("%w: the Poller's pace, cut by 429 or 503 answers, has no slot before it", context.DeadlineExceeded)
+
 // take waits for the pace's next slot and returns when the poll is sent.
+// It fails at once when the slot surely comes after ctx's deadline.
 func (p *pace) take(ctx context.Context) (time.Time, error) {
+	next := time.Duration((1 - p.lim.Tokens()) / float64(p.lim.Limit()) * float64(time.Second))
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < next {
+		return time.Time{}, errLate
+	}
 	select {
 	case p.turn <- struct{}{}:
 		defer func() { <-p.turn }()
@@ -53,7 +64,7 @@ func (p *pace) take(ctx context.Context) (time.Time, error) {
 	}
 	if err := p.lim.Wait(ctx); err != nil {
 		if ctx.Err() == nil { // the next slot comes after ctx's deadline
-			err = fmt.Errorf("%w: the Poller's pace, cut by 429 or 503 answers, has no slot before it", context.DeadlineExceeded)
+			err = errLate
 		}
 		return time.Time{}, err
 	}
@@ -66,27 +77,31 @@ func (p *pace) answered(sent time.Time, pressure bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	p.accepted *= math.Exp(-float64(now.Sub(p.last)) / float64(paceWindow))
-	p.last = now
+	dt := min(now.Sub(p.last), time.Second).Seconds() // growth counts busy time only
+	decay := math.Exp(-float64(now.Sub(p.last)) / float64(paceWindow))
+	p.answers, p.accepted, p.last = p.answers*decay+1, p.accepted*decay, now
 	if !pressure {
 		p.accepted++
 	}
 	if sent.Before(p.cut) {
 		return
 	}
-	// The count over what one a second would have added up to since born.
-	limit, accepted := float64(p.lim.Limit()), 0.0
-	if p.accepted > 0 {
-		accepted = p.accepted / (paceWindow.Seconds() * -math.Expm1(-float64(now.Sub(p.born))/float64(paceWindow)))
-	}
+	// The rate sent: the count over what one a second would have added up to since born.
+	limit, sentRate := float64(p.lim.Limit()), p.answers/(paceWindow.Seconds()*-math.Expm1(-float64(now.Sub(p.born))/float64(paceWindow)))
+	growth := limit + max(paceGrowth, limit/200)*dt
 	switch t := now.Sub(p.cut).Seconds(); {
+	case pressure && p.accepted < 0.5: // an outage: nothing accepted lately
+		p.cut, p.lastMax, limit = now, 0, paceFloor
 	case pressure:
-		p.cut, p.lastMax = now, min(limit, accepted)
+		p.cut, p.lastMax = now, min(limit, sentRate)
 		limit = paceBeta * p.lastMax
-	case p.lastMax < 1: // no cut yet, or one when nothing was accepted (an outage)
-		limit = paceStart + 0.4*t*t*t
-	default: // growth stops at twice the accepted rate: a Poller with few ids does not grow without bound
-		limit = min(paceBeta*p.lastMax+paceGrowth*t, max(limit, 2*accepted))
+	case p.lastMax < 0: // the start: the AWS SDK's CUBIC curve
+		growth = paceStart + 0.4*t*t*t
+	case p.lastMax == 0: // after an outage: the same curve from the floor
+		growth = paceFloor + 0.4*t*t*t
+	}
+	if !pressure { // never past twice the rate sent: a Poller with few ids does not grow without bound
+		limit = min(growth, max(limit, 2*sentRate))
 	}
 	p.lim.SetLimit(rate.Limit(max(limit, paceFloor)))
 }

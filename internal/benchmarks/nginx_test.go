@@ -28,6 +28,9 @@ http {
 	access_log off;
 	client_body_temp_path %[1]s/body;
 	proxy_temp_path %[1]s/proxy;
+	fastcgi_temp_path %[1]s/fastcgi;
+	uwsgi_temp_path %[1]s/uwsgi;
+	scgi_temp_path %[1]s/scgi;
 	limit_req_zone $http_authorization zone=perkey:1m rate=%[2]dr/s;
 	limit_req_status 429;
 	upstream engine { server %[3]s; keepalive 64; }
@@ -63,10 +66,10 @@ func startNginx(t *testing.T, upstream string, capacity int) string {
 		}
 	}
 	if err != nil && os.Getenv("TENSORPOOL_NGINX") != "" {
-		t.Fatal("nginx is not installed (apt-get install nginx-light; .ci/setup peers installs it)")
+		t.Fatal("nginx is not installed (apt-get install nginx; .ci/setup peers installs it)")
 	}
 	if err != nil {
-		t.Skip("nginx is not installed (apt-get install nginx-light; make bench and make check-peers install it)")
+		t.Skip("nginx is not installed (apt-get install nginx; make bench and make check-peers install it)")
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -116,8 +119,11 @@ func runNginx(t *testing.T, c rlCase, pending time.Duration) rlFigures {
 			sid := fmt.Sprintf("s-%d", i)
 			srv.Engine.AddStorage(tensorpooltest.Storage{ID: sid})
 			r, err := srv.RawClient.StorageDestroyWithResponse(context.Background(), sid)
-			if err != nil || r.JSON202 == nil || r.JSON202.RequestID == nil {
-				t.Fatalf("storage destroy: %v (status %d)", err, r.StatusCode())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.JSON202 == nil || r.JSON202.RequestID == nil {
+				t.Fatalf("storage destroy: status %d", r.StatusCode())
 			}
 			ids[i] = *r.JSON202.RequestID
 			log.complete[ids[i]] = time.Now().Add(pending)
