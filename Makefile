@@ -20,7 +20,7 @@ test:
 		echo "info: no C compiler for cgo, so no race detector: $(GO) test -count=1 ./..."; $(GO) test -count=1 ./...; \
 	fi
 
-## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (about 15 minutes, the nginx runs in real
+## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (about 8 minutes, the nginx runs in real
 ## time; installs nginx first, .ci/setup bench; fails when a goal is missed)
 bench:
 	GO=$(GO) ./scripts/bench.sh
@@ -44,7 +44,7 @@ check-peers:
 	@MAKE='$(MAKE)' ./scripts/steps.sh check-peers $(PEERS)
 
 ## check-floor: make check on the oldest Go that go.mod allows (GO_FLOOR, fetched through the module proxy).
-## +auto lets a module whose go.mod needs a newer Go (tools/oasdiff, tools/apidiff) switch to its toolchain line; the library
+## +auto lets a module whose go.mod needs a newer Go (tools/oasdiff, tools/apidiff, tools/benchstat) switch to its toolchain line; the library
 ## itself must build and pass on GO_FLOOR, which the first line checks.
 GO_FLOOR := go1.25.14
 check-floor:
@@ -75,10 +75,10 @@ check-actions:
 	$(GO) run -modfile=tools/go.mod github.com/rhysd/actionlint/cmd/actionlint
 	@echo "check-actions: actionlint and shellcheck find nothing in $$(ls .github/workflows | tr '\n' ' ')"
 
-## check-ratelimit: wait's pace behind nginx's limit_req (Debian's nginx-light, on loopback): every goal of the rate-limit
+## check-ratelimit: wait's pace behind nginx's limit_req (Debian's nginx, on loopback): every goal of the rate-limit
 ## runs met, in about 40 s (make bench runs the full set)
 check-ratelimit:
-	TENSORPOOL_NGINX=1 PATH="$$PATH:/usr/sbin" $(GO) test -count=1 -run '^TestRateLimitNginx$$' -v ./internal/benchmarks
+	TENSORPOOL_NGINX=1 $(GO) test -count=1 -run '^TestRateLimitNginx$$' -v ./internal/benchmarks
 
 ## vulncheck: known vulnerabilities reachable from the library (needs network; CI runs it in a job of its own)
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0

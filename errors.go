@@ -128,8 +128,8 @@ func newAPIError(resp *http.Response, data []byte, b *body) *APIError {
 	e.RetryAfter, _ = retryafter.Parse(resp.Header, time.Now())
 	e.Body, e.Truncated = errorBody(data, b)
 	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), data, false)
-	if loc := resp.Header.Get("Location"); e.Message == "" && loc != "" && resp.StatusCode/100 == 3 {
-		e.Message = servertext.Clean("redirect to " + loc + " not followed")
+	if u, err := resp.Location(); e.Message == "" && err == nil && resp.StatusCode/100 == 3 {
+		e.Message = servertext.Clean("redirect to " + urlString(u) + " not followed") // no userinfo
 	}
 	return e
 }
@@ -137,9 +137,9 @@ func newAPIError(resp *http.Response, data []byte, b *body) *APIError {
 // errorBody is the start of data for an error: cut, then redacted (catching
 // a key cut there) if the doer read it; and whether the doer had to cut it.
 func errorBody(data []byte, b *body) ([]byte, bool) {
-	data = bytes.Clone(data[:min(len(data), maxErrorBody)])
+	data = data[:min(len(data), maxErrorBody)]
 	if b == nil {
-		return data, false
+		return bytes.Clone(data), false
 	}
 	return []byte(b.redact(string(data))), b.truncated
 }

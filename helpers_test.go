@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -262,13 +261,4 @@ func leakCheckedLogger(t *testing.T) Option {
 		}
 	})
 	return WithLogger(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
-}
-
-// statusOf is the status of the *APIError in err's chain, or 0.
-func statusOf(err error) int {
-	var e *APIError
-	if errors.As(err, &e) {
-		return e.StatusCode
-	}
-	return 0
 }

@@ -76,7 +76,12 @@ func TestRedirectUserinfoNeverPrinted(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, out := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err), buf.String()} {
+	// A mutating call's redirect is not followed: its error names the target.
+	_, err2 := Check(c.StorageDestroyWithResponse(bg, "s-1"))
+	if !IsStatus(err2, http.StatusFound) || !strings.Contains(err2.Error(), "redirect to http://"+dead+"/x not followed") {
+		t.Fatalf("DELETE: %v, want the 302 naming its target", err2)
+	}
+	for _, out := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err), err2.Error(), fmt.Sprintf("%+v", err2), buf.String()} {
 		if strings.Contains(out, "hunter2") {
 			t.Errorf("the redirect's user name is printed: %s", out)
 		}

@@ -91,7 +91,7 @@ func decode(s string, i int) (byte, int) {
 		case n == '"' || n == '\\' || n == '/':
 			return n, 2
 		case n == 'u' && i+6 <= len(s):
-			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 8); err == nil && v < 0x80 {
+			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil && v < 0x80 {
 				return byte(v), 6
 			}
 		}
@@ -99,11 +99,8 @@ func decode(s string, i int) (byte, int) {
 	return s[i], 1
 }
 
-// err returns err itself if its text holds no key, else a *redactedError.
+// err returns err (never nil) itself if its text holds no key, else a *redactedError.
 func (r redactor) err(err error) error {
-	if err == nil {
-		return nil
-	}
 	if msg := err.Error(); r.text(msg) != msg {
 		return &redactedError{msg: r.text(msg), err: err, redact: r.text}
 	}

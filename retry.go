@@ -67,14 +67,12 @@ func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.Metho
 func retryReason(method string, resp *http.Response, err error) (reason string, hint time.Duration, hasHint bool) {
 	safe := isSafeMethod(method)
 	if err != nil {
-		var op *net.OpError // a dial or DNS error: nothing of the request was written
-		dial := errors.As(err, &op) && op.Op == "dial" || errors.As(err, new(*net.DNSError))
-		switch {
+		var op *net.OpError // a dial or DNS error: nothing of the request was written; a response proves it was sent
+		switch dial := errors.As(err, &op) && op.Op == "dial" || errors.As(err, new(*net.DNSError)); {
 		case !transient.Is(err):
-			return "", 0, false
 		case safe:
 			return "connection error", 0, false
-		case dial && !errors.As(err, new(*DecodeError)): // a response proves it was sent
+		case dial && !errors.As(err, new(*DecodeError)):
 			return "dial error (request not sent)", 0, false
 		}
 		return "", 0, false

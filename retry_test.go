@@ -274,7 +274,7 @@ func TestNoRetryOnceContextDone(t *testing.T) {
 			return reply(r, 503, http.Header{"Retry-After": {"0"}}, `{"detail":"busy"}`), nil
 		}}
 		_, err := Check(fakeClient(t, f, WithTimeout(0)).GetRequestInfoWithResponse(ctx, "r-1"))
-		if statusOf(err) != 503 || f.n() != 1 {
+		if !IsStatus(err, 503) || f.n() != 1 {
 			t.Errorf("err %v after %d attempts, want the 503 after 1", err, f.n())
 		}
 	})

@@ -93,14 +93,14 @@ func TestServerRetries(t *testing.T) {
 	t.Run("POST 503 not retried", func(t *testing.T) {
 		s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 503, `{"detail":"busy"}`) })
 		_, err := Check(serverClient(t, s).StorageAttachWithResponse(bg, attachBody))
-		if statusOf(err) != 503 || s.n() != 1 {
+		if !IsStatus(err, 503) || s.n() != 1 {
 			t.Errorf("err %v after %d requests", err, s.n())
 		}
 	})
 	t.Run("DELETE 502 not retried", func(t *testing.T) {
 		s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 502, ``) })
 		_, err := Check(serverClient(t, s).StorageDestroyWithResponse(bg, "s-1"))
-		if statusOf(err) != 502 || s.n() != 1 {
+		if !IsStatus(err, 502) || s.n() != 1 {
 			t.Errorf("err %v after %d requests", err, s.n())
 		}
 	})
@@ -398,11 +398,11 @@ func TestRetryctxAgainstServer(t *testing.T) {
 	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 503, `{"detail":"busy"}`) })
 	c := serverClient(t, s)
 	_, err := Check(c.GetRequestInfoWithResponse(retryctx.WithoutTransportRetries(bg), "r-1"))
-	if statusOf(err) != 503 || s.n() != 1 {
+	if !IsStatus(err, 503) || s.n() != 1 {
 		t.Fatalf("marked: err %v after %d requests", err, s.n())
 	}
 	_, err = Check(c.GetRequestInfoWithResponse(bg, "r-1"))
-	if statusOf(err) != 503 || s.n() != 1+4 {
+	if !IsStatus(err, 503) || s.n() != 1+4 {
 		t.Fatalf("unmarked: err %v after %d requests", err, s.n()-1)
 	}
 }
@@ -674,7 +674,7 @@ func TestHugeErrorBodyKeepsStatus(t *testing.T) {
 			})
 			got, err := send(bg, t, serverClient(t, s, WithMaxResponseBytes(limit)), tc.method)
 			var apiErr *APIError
-			if !errors.As(err, &apiErr) || got != tc.status || statusOf(err) != tc.status || !apiErr.Truncated || len(apiErr.Body) != maxErrorBody {
+			if !errors.As(err, &apiErr) || got != tc.status || !apiErr.Truncated || len(apiErr.Body) != maxErrorBody {
 				t.Fatalf("err %v (%T), want an *APIError %d marked truncated", err, err, tc.status)
 			}
 			if s.n() != tc.attempts {

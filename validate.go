@@ -25,9 +25,21 @@ type schema struct {
 	Required   []string           `json:"required"`
 	Items      *schema            `json:"items"`
 	Enum       []any              `json:"enum"`
-	Pattern    string             `json:"pattern"`
+	Pattern    pattern            `json:"pattern"`
 	MinItems   *int               `json:"minItems"`
 	MaxItems   *int               `json:"maxItems"`
+}
+
+// pattern is a schema's pattern, compiled once as the document loads; nil
+// if it does not compile (then it is not checked).
+type pattern struct{ *regexp.Regexp }
+
+func (p *pattern) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		p.Regexp, _ = regexp.Compile(s)
+	}
+	return nil
 }
 
 // operation is what validation reads of an OpenAPI operation.
@@ -42,7 +54,7 @@ type operation struct {
 }
 
 // document is what validation reads of the embedded openapi.json: the
-// operations by path and lower-case method, and the component schemas.
+// operations by path and method (upper case, as net/http's), and the component schemas.
 type document struct {
 	paths   map[string]map[string]*operation
 	schemas map[string]*schema
@@ -63,9 +75,8 @@ func loadDocument(b []byte) *document {
 	for p, item := range raw.Paths {
 		d.paths[p] = map[string]*operation{}
 		for method, rawOp := range item {
-			op := new(operation)
-			if json.Unmarshal(rawOp, op) == nil {
-				d.paths[p][method] = op
+			if op := new(operation); json.Unmarshal(rawOp, op) == nil {
+				d.paths[p][strings.ToUpper(method)] = op
 			}
 		}
 	}
@@ -81,7 +92,7 @@ func (doc *document) validate(req *http.Request, basePath string) error {
 	if !ok {
 		return nil
 	}
-	op, params := doc.find(strings.ToLower(req.Method), p)
+	op, params := doc.find(req.Method, p)
 	if op == nil {
 		return nil
 	}
@@ -143,12 +154,12 @@ func (d *document) check(v any, s *schema, field string) (string, string) {
 	case map[string]any:
 		for _, k := range s.Required {
 			if _, ok := v[k]; !ok {
-				return join(field, k), "is required"
+				return strings.TrimPrefix(field+"."+k, "."), "is required"
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 			if pv, ok := v[k]; ok {
-				if f, reason := d.check(pv, s.Properties[k], join(field, k)); reason != "" {
+				if f, reason := d.check(pv, s.Properties[k], strings.TrimPrefix(field+"."+k, ".")); reason != "" {
 					return f, reason
 				}
 			}
@@ -173,20 +184,11 @@ func (d *document) check(v any, s *schema, field string) (string, string) {
 		if len(s.Enum) > 0 && !slices.Contains(s.Enum, v) {
 			return field, fmt.Sprintf("must be one of %v, got %v", s.Enum, v)
 		}
-		if str, ok := v.(string); ok && s.Pattern != "" { // compiled only where the spec has a pattern
-			if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(str) {
-				return field, fmt.Sprintf("must match %q, got %q", s.Pattern, str)
-			}
+		if str, ok := v.(string); ok && s.Pattern.Regexp != nil && !s.Pattern.MatchString(str) {
+			return field, fmt.Sprintf("must match %q, got %q", s.Pattern, str)
 		}
 	}
 	return "", ""
-}
-
-func join(field, key string) string {
-	if field == "" {
-		return key
-	}
-	return field + "." + key
 }
 
 func elements(n int) string {

@@ -130,17 +130,12 @@ func (p *Poller) end(ctx context.Context, s *Step, err error) error {
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
-	return p.fail(s, err)
+	e := p.fail(s, err)
+	e.last = s.Err
+	return e
 }
 
 // fail returns the *Error that ends s with err as its cause.
 func (p *Poller) fail(s *Step, err error) *Error {
-	e := &Error{RequestID: s.RequestID, Info: s.Info, Err: err, polls: s.Attempt}
-	if f := p.redact.Load(); f != nil {
-		e.redact = *f
-	}
-	if !errors.Is(err, ErrTooManyFailures) {
-		e.last = s.Err
-	}
-	return e
+	return &Error{RequestID: s.RequestID, Info: s.Info, Err: err, polls: s.Attempt, redact: p.redactor()}
 }

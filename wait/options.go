@@ -79,28 +79,3 @@ func WithFailFast() Option { return func(c *config) { c.failFast = true } }
 // Wait, WaitAll and Step calls (default 8); waiting between polls does not
 // count. n < 1 is ignored.
 func WithConcurrency(n int) Option { return func(c *config) { set(&c.concurrency, n, 1) } }
-
-// delay is the delay before the next poll, with jitter, and base, the same
-// before jitter, and why: the server's hint within the bounds (no jitter
-// when clamped); without one, the CLI's 2 s or, after n failures in a row,
-// a backoff from the minimum interval up to 30 s. No value overflows.
-func (p *Poller) delay(a answer, n int) (next, base time.Duration, r Reason) {
-	c := &p.cfg
-	switch {
-	case a.hasHint && a.hint > c.maxInterval:
-		return c.maxInterval, c.maxInterval, ReasonClamped
-	case a.hasHint && a.hint < c.minInterval:
-		base, r = c.minInterval, ReasonRaised
-	case a.hasHint:
-		base, r = a.hint, ReasonRetryAfter
-	case n == 0:
-		base, r = min(max(noHint, c.minInterval), c.maxInterval), ReasonBackoff
-	default:
-		base, r = c.minInterval, ReasonBackoff
-		for ; n > 1 && base < maxBackoff; n-- {
-			base *= 2 // base < 30 s: cannot overflow
-		}
-		base = min(base, max(maxBackoff, c.minInterval), c.maxInterval)
-	}
-	return base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base), base, r
-}

@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -36,7 +37,7 @@ type pace struct {
 	mu       sync.Mutex
 	born     time.Time // the Poller's creation
 	cut      time.Time // the last cut, or born
-	lastMax  float64   // the rate sent at the last cut; -1 before the first, 0 after one in an outage
+	curve    float64   // where the CUBIC curve starts: paceStart at first, paceFloor after an outage; 0 after a cut
 	answers  float64   // HTTP answers, a count decaying over paceWindow
 	accepted float64   // the same, without 429s and 503s
 	last     time.Time // when the counts were last updated
@@ -44,7 +45,7 @@ type pace struct {
 
 func newPace() *pace {
 	now := time.Now()
-	return &pace{lim: rate.NewLimiter(paceStart, 1), turn: make(chan struct{}, 1), born: now, cut: now, lastMax: -1}
+	return &pace{lim: rate.NewLimiter(paceStart, 1), turn: make(chan struct{}, 1), born: now, cut: now, curve: paceStart}
 }
 
 var errLate = fmt.Errorf("%w: the Poller's pace, cut by 429 or 503 answers, has no slot before it", context.DeadlineExceeded)
@@ -52,8 +53,7 @@ var errLate = fmt.Errorf("%w: the Poller's pace, cut by 429 or 503 answers, has 
 // take waits for the pace's next slot and returns when the poll is sent.
 // It fails at once when the slot surely comes after ctx's deadline.
 func (p *pace) take(ctx context.Context) (time.Time, error) {
-	next := time.Duration((1 - p.lim.Tokens()) / float64(p.lim.Limit()) * float64(time.Second))
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < next {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < (1-p.lim.Tokens())/float64(p.lim.Limit()) {
 		return time.Time{}, errLate
 	}
 	select {
@@ -63,10 +63,7 @@ func (p *pace) take(ctx context.Context) (time.Time, error) {
 		return time.Time{}, ctx.Err()
 	}
 	if err := p.lim.Wait(ctx); err != nil {
-		if ctx.Err() == nil { // the next slot comes after ctx's deadline
-			err = errLate
-		}
-		return time.Time{}, err
+		return time.Time{}, cmp.Or(ctx.Err(), errLate) // no ctx error: the next slot comes after ctx's deadline
 	}
 	return time.Now(), nil
 }
@@ -91,14 +88,11 @@ func (p *pace) answered(sent time.Time, pressure bool) {
 	growth := limit + max(paceGrowth, limit/200)*dt
 	switch t := now.Sub(p.cut).Seconds(); {
 	case pressure && p.accepted < 0.5: // an outage: nothing accepted lately
-		p.cut, p.lastMax, limit = now, 0, paceFloor
+		p.cut, p.curve, limit = now, paceFloor, paceFloor
 	case pressure:
-		p.cut, p.lastMax = now, min(limit, sentRate)
-		limit = paceBeta * p.lastMax
-	case p.lastMax < 0: // the start: the AWS SDK's CUBIC curve
-		growth = paceStart + 0.4*t*t*t
-	case p.lastMax == 0: // after an outage: the same curve from the floor
-		growth = paceFloor + 0.4*t*t*t
+		p.cut, p.curve, limit = now, 0, paceBeta*min(limit, sentRate)
+	case p.curve > 0: // the start, or after an outage: the AWS SDK's CUBIC curve
+		growth = p.curve + 0.4*t*t*t
 	}
 	if !pressure { // never past twice the rate sent: a Poller with few ids does not grow without bound
 		limit = min(growth, max(limit, 2*sentRate))

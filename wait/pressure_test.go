@@ -127,6 +127,17 @@ func TestPressureCutsQueuedPolls(t *testing.T) {
 		if max := 2 + int(math.Ceil(30*paceFloor)); len(o.spans) > max {
 			t.Errorf("%d requests during the 30 s overload; want at most %v", len(o.spans), max)
 		}
+		// One poll waits for the pace at a time: after the first 503, the
+		// next poll goes at the cut rate, not the 7 others queued at the old.
+		early, window := 0, time.Duration(0.95*float64(time.Second)/paceFloor)
+		for _, sp := range o.spans {
+			if sp[0].Before(start.Add(window)) {
+				early++
+			}
+		}
+		if early > 2 {
+			t.Errorf("%d requests in the first %v; want at most 2: the first, and one at the cut pace", early, window)
+		}
 	})
 }
 
@@ -157,7 +168,7 @@ func TestPaceIsPerPoller(t *testing.T) {
 
 // TestPaceIgnoresOldNews: only an answer to a poll sent after the last cut
 // moves the pace; answers to polls in flight at the cut were caused by the
-// old rate. A cut is to paceBeta times the accepted rate, and the pace then
+// old rate. A cut is to paceBeta times the rate sent, and the pace then
 // grows additively.
 func TestPaceIgnoresOldNews(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -242,6 +253,51 @@ func TestPacePastTheDeadline(t *testing.T) {
 		_, err := p.Wait(ctx, "b")
 		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 0 || len(f.callsFor("b")) != 0 {
 			t.Fatalf("err = %v after %v and %d polls; want DeadlineExceeded at once, no poll", err, time.Since(start), len(f.callsFor("b")))
+		}
+	})
+}
+
+// TestPaceSlotPastTheDeadlineWhileAnotherWaits: a poll queued behind one
+// waiting for the pace fails at once if its slot surely comes after its
+// deadline; if a cut moves its slot past the deadline while it queues, it
+// fails as soon as its turn comes. Both wrap context.DeadlineExceeded.
+func TestPaceSlotPastTheDeadlineWhileAnotherWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace()
+		p.lim.SetLimit(1) // one slot a second; the first is taken now
+		if _, err := p.take(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		go p.take(t.Context()) // waits for the slot at 1 s, holding the turn
+		synctest.Wait()
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+		defer cancel()
+		if _, err := p.take(ctx); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 0 {
+			t.Errorf("slot at 2 s, deadline at 1.5 s: %v after %v; want DeadlineExceeded at once", err, time.Since(start))
+		}
+		ctx, cancel = context.WithTimeout(t.Context(), 2500*time.Millisecond)
+		defer cancel()
+		go func() { synctest.Wait(); p.lim.SetLimit(0.5) }() // a cut while it queues: its slot moves to 3 s
+		if _, err := p.take(ctx); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
+			t.Errorf("slot moved to 3 s, deadline at 2.5 s: %v after %v; want DeadlineExceeded when its turn comes, at 1 s", err, time.Since(start))
+		}
+	})
+}
+
+// TestPressureWithoutHintBacksOff: a 429 or a 503 without Retry-After puts
+// its id on the backoff (1 s, 2 s, 4 s, ...), never counted as a failure; an
+// answer resets it.
+func TestPressureWithoutHintBacksOff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake().on("r", httpErr(429, ""), httpErr(503, ""), httpErr(429, ""), running(""))
+		p := f.poller(t, 0)
+		var s *Step
+		for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 2 * time.Second} {
+			var err error
+			if s, err = p.Step(t.Context(), "r", s); err != nil || s.Next != want || s.Reason != ReasonBackoff || s.Failures != 0 {
+				t.Fatalf("poll %d: Next %v (%s), %d failures, %v; want %v, no failure", i+1, s.Next, s.Reason, s.Failures, err, want)
+			}
 		}
 	})
 }

@@ -158,20 +158,13 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	if err != nil {
 		return s, p.end(ctx, s, err)
 	}
-	last := s.Err
-	s.Attempt, s.Err = s.Attempt+1, nil
+	s.Attempt++
 	a := p.get(ctx, requestID)
 	if a.answered {
 		p.pace.answered(sent, a.pressure)
 	}
-	if a.redact != nil && p.redact.Load() == nil {
-		f := a.redact // a copy, once per Poller: &a.redact would move a to the heap on every poll
-		p.redact.CompareAndSwap(nil, &f)
-	}
-	var apiErr *tensorpool.APIError
 	switch {
-	case a.err != nil && ctx.Err() != nil: // ctx ended the poll: the last failure stays the one to name
-		s.Err = last
+	case !a.answered && a.err != nil && ctx.Err() != nil: // ctx ended the poll: s.Err, the last failure, is named
 		return s, p.end(ctx, s, nil)
 	case a.pressure: // the server asks to slow down: never a failure, only ctx ends the wait
 		s.Err, s.backoffs = a.err, s.backoffs+1
@@ -180,13 +173,13 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 		if s.Failures++; s.Failures >= p.cfg.maxFailures {
 			return s, p.fail(s, fmt.Errorf("%w (%d in a row), the last: %w", ErrTooManyFailures, s.Failures, a.err))
 		}
-	case errors.As(a.err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
-		s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
+	case tensorpool.IsStatus(a.err, http.StatusNotFound) && s.Info == nil && time.Since(s.Started) < p.cfg.notFoundGrace:
 		s.Err = a.err // not visible yet: not a failure
 	case a.err != nil:
+		s.Err = nil
 		return s, p.fail(s, a.err)
 	default:
-		s.Failures, s.backoffs, s.Info, s.Status = 0, 0, a.info, a.info.Status
+		s.Failures, s.backoffs, s.Info, s.Status, s.Err = 0, 0, a.info, a.info.Status, nil
 		switch a.info.Status {
 		case gen.RequestStatusCOMPLETED:
 			s.Done = true
@@ -208,12 +201,33 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	return s, nil
 }
 
-// schedule sets s.Next, s.Reason and s.floor.
+// schedule sets s.Next, with jitter, s.Reason and s.floor: the server's
+// hint within the bounds (no jitter when clamped); without one, the CLI's
+// 2 s or, after s.backoffs failures or 429/503s in a row, a backoff from
+// the minimum interval up to 30 s. No value overflows.
 func (p *Poller) schedule(s *Step, a answer) {
-	s.Next, s.floor, s.Reason = p.delay(a, s.backoffs)
-	if !a.hasHint {
-		s.floor = p.cfg.minInterval
+	c, base := &p.cfg, p.cfg.minInterval
+	switch n := s.backoffs; {
+	case a.hasHint && a.hint > c.maxInterval:
+		s.Next, s.floor, s.Reason = c.maxInterval, c.maxInterval, ReasonClamped
+		return
+	case a.hasHint && a.hint < c.minInterval:
+		s.Reason = ReasonRaised
+	case a.hasHint:
+		base, s.Reason = a.hint, ReasonRetryAfter
+	case n == 0:
+		base, s.Reason = min(max(noHint, c.minInterval), c.maxInterval), ReasonBackoff
+	default:
+		for s.Reason = ReasonBackoff; n > 1 && base < maxBackoff; n-- {
+			base *= 2 // base < 30 s: cannot overflow
+		}
+		base = min(base, max(maxBackoff, c.minInterval), c.maxInterval)
 	}
+	s.floor = base
+	if !a.hasHint {
+		s.floor = c.minInterval
+	}
+	s.Next = base + min(time.Duration(p.rand()*jitter*float64(base)), c.maxInterval-base)
 }
 
 // answer is the outcome of one GET.
@@ -222,9 +236,8 @@ type answer struct {
 	hint                time.Duration // the response's Retry-After, whatever its status
 	hasHint             bool
 	err                 error
-	transient, pressure bool                // err may not recur; the server asks to slow down (429, 503)
-	answered            bool                // an HTTP response came
-	redact              func(string) string // the client's redaction of the key, if any
+	transient, pressure bool // err may not recur; the server asks to slow down (429, 503)
+	answered            bool // an HTTP response came
 }
 
 // get sends one GET (step holds its concurrency slot) and checks the answer
@@ -240,8 +253,9 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 		}
 		a.answered = true
 		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
-		if b, ok := resp.Body.(interface{ Redact(string) string }); ok { // tensorpool.NewClient's bodies carry its redaction
-			a.redact = b.Redact
+		if b, ok := resp.Body.(interface{ Redact(string) string }); ok && p.redact.Load() == nil {
+			f := b.Redact // tensorpool.NewClient's bodies carry its redaction: kept once per Poller
+			p.redact.CompareAndSwap(nil, &f)
 		}
 		if resp.StatusCode/100 == 2 {
 			r, err = tensorpool.Check(gen.ParseGetRequestInfoResponse(resp))
@@ -251,19 +265,26 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 			_, err = tensorpool.Check(&gen.GetRequestInfoResponse{Body: body, HTTPResponse: resp}, nil)
 		}
 	}
-	var apiErr *tensorpool.APIError
 	switch {
-	case errors.As(err, &apiErr):
-		a.transient, a.pressure = transient.Status(apiErr.StatusCode), transient.Pressure(apiErr.StatusCode)
+	case err != nil && a.answered && resp.StatusCode/100 != 2: // an *APIError
+		a.transient, a.pressure = transient.Status(resp.StatusCode), transient.Pressure(resp.StatusCode)
 	case err != nil: // a 2xx that does not decode may come whole next time; one past the client's cap would not
 		a.transient = transient.Is(err) || errors.As(err, new(*tensorpool.DecodeError)) && !errors.Is(err, tensorpool.ErrResponseTooLarge)
 	case r.JSON200.RequestID != id:
-		err, a.transient = fmt.Errorf("%w: asked for %q, got %q", ErrWrongRequest, id, clean(r.JSON200.RequestID, a.redact)), true
+		err, a.transient = fmt.Errorf("%w: asked for %q, got %q", ErrWrongRequest, id, clean(r.JSON200.RequestID, p.redactor())), true
 	default:
 		a.info = r.JSON200
 	}
 	a.err = err
 	return a
+}
+
+// redactor returns the client's redaction of the key, or nil.
+func (p *Poller) redactor() func(string) string {
+	if f := p.redact.Load(); f != nil {
+		return *f
+	}
+	return nil
 }
 
 // maxErrorBody caps what is read of an error answer's body.

@@ -896,7 +896,9 @@ func TestAnswerKeptWhenContextEndsWithIt(t *testing.T) {
 			on("done", reply{status: gen.RequestStatusCOMPLETED, hold: 10 * time.Second, deaf: true}).
 			on("failed", reply{status: gen.RequestStatusFAILED, hold: 10 * time.Second, deaf: true}).
 			on("running", reply{status: gen.RequestStatusPENDING, hold: 10 * time.Second, deaf: true}).
-			on("broken", reply{code: 503, hold: 10 * time.Second, deaf: true})
+			on("broken", reply{code: 503, hold: 10 * time.Second, deaf: true}).
+			on("late503", httpErr(502, "1"), reply{code: 503, hold: 10 * time.Second, deaf: true}).
+			on("forbidden", reply{code: 403, hold: 10 * time.Second, deaf: true})
 		wait := func(id string) (*gen.RequestInfoResponse, error) {
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
@@ -911,8 +913,14 @@ func TestAnswerKeptWhenContextEndsWithIt(t *testing.T) {
 		if info, err := wait("running"); !errors.Is(err, context.DeadlineExceeded) || info == nil || !strings.Contains(err.Error(), "PENDING") {
 			t.Errorf("running: %v, %v; want DeadlineExceeded naming PENDING, with the info", info, err)
 		}
-		if _, err := wait("broken"); !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("broken: %v; want DeadlineExceeded", err)
+		if _, err := wait("broken"); !errors.Is(err, context.DeadlineExceeded) || !tensorpool.IsStatus(err, 503) {
+			t.Errorf("broken: %v; want DeadlineExceeded naming the 503", err)
+		}
+		if _, err := wait("late503"); !errors.Is(err, context.DeadlineExceeded) || !tensorpool.IsStatus(err, 503) || tensorpool.IsStatus(err, 502) {
+			t.Errorf("late503: %v; want DeadlineExceeded naming the late 503, not the 502 before it", err)
+		}
+		if _, err := wait("forbidden"); !tensorpool.IsStatus(err, 403) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("forbidden: %v; want the 403 that arrived as ctx ended", err)
 		}
 	})
 }

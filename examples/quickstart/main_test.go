@@ -71,6 +71,18 @@ func TestQuickstartRunsTheBuiltInEngineWhateverTheEnvironment(t *testing.T) {
 	}
 }
 
+// The README's first command serves the engine on loopback, in real time
+// (about 10 s); the other tests use the in-process branch.
+func TestQuickstartOverLoopback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 10 s of real time")
+	}
+	code, out, errOut := runQuickstart(t, env{})
+	if code != 0 || !strings.Contains(out, "all 2 request(s) COMPLETED") || !regexp.MustCompile(`Done: \d+ polls in [\d.]+s\.`).MatchString(out) {
+		t.Fatalf("exit code %d, stderr:\n%s\nstdout:\n%s", code, errOut, out)
+	}
+}
+
 // The flags that name real resources mean nothing to the built-in engine:
 // without -live they are refused, not ignored.
 func TestQuickstartRefusesAccountFlagsWithoutLive(t *testing.T) {

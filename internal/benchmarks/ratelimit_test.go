@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -132,7 +130,7 @@ type rlTap struct {
 
 func (t rlTap) RoundTrip(r *http.Request) (*http.Response, error) {
 	l := t.log
-	id, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/request/info/"))
+	id := requestID(r)
 	sent := time.Now()
 	l.mu.Lock()
 	if sent.Before(l.allowed[id]) {
@@ -199,10 +197,7 @@ func runRateLimited(t *testing.T, c rlCase, ids []string, base string, tr func(i
 		cl, err := tensorpool.NewClient(tensorpool.WithAPIKey(tensorpooltest.DefaultAPIKey), tensorpool.WithBaseURL(base),
 			tensorpool.WithInsecureHTTP(), tensorpool.WithHTTPClient(hc))
 		if c.raw {
-			cl, err = gen.NewClient(base, gen.WithHTTPClient(hc), gen.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-				r.Header.Set("Authorization", "Bearer "+tensorpooltest.DefaultAPIKey)
-				return nil
-			}))
+			cl, err = gen.NewClient(base, gen.WithHTTPClient(hc), gen.WithRequestEditorFn(authEditor))
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -349,8 +344,6 @@ func TestBenchRateLimit(t *testing.T) {
 			f := runBucket(t, c, *rlPending)
 			row(w, c.capacity, c.ids, f.completed, f.gaveUp, pct(f.refusedShare()), pct(f.settledShare()), pct(f.used), secs(f.done), f.early)
 		}
-	}
-	if *rlOnly < 0 {
 		// One run's shares depend on its jitter: the spread over rlRepeat runs.
 		fmt.Fprintf(w, "\nFour Pollers, token bucket, %d runs each (jitter differs): runs in which every Poller is within ±30 %% of a fair share, and the range of shares.\n\n", rlRepeat)
 		row(w, "ids", "capacity", "runs within ±30 %", "shares, min", "shares, max", "refused, max")

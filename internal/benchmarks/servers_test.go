@@ -160,7 +160,7 @@ func (s *lightServer) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		return respond(r, f.status, h, fmt.Appendf(nil, `{"detail":"injected fault: %d %s"}`, f.status, http.StatusText(f.status))), nil
 	}
-	id, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/request/info/"))
+	id := requestID(r)
 	req, ok := s.requests[id]
 	ra := s.hint
 	s.mu.Unlock()
@@ -293,7 +293,7 @@ func (o *observer) track(id string, done time.Time) {
 
 func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 	now := time.Now()
-	id, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/request/info/"))
+	id := requestID(r)
 	o.mu.Lock()
 	for len(o.events) > 0 && !o.origin.Add(o.events[0].at).After(now) {
 		ev := o.events[0]
@@ -417,4 +417,10 @@ func allowedAfter(h http.Header, at time.Time) (time.Time, time.Duration) {
 		from = date
 	}
 	return t, max(t.Sub(from), 0)
+}
+
+// requestID is the id a GET /request/info/{request_id} asks for.
+func requestID(r *http.Request) string {
+	id, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/request/info/"))
+	return id
 }

@@ -11,6 +11,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,41 +66,46 @@ func undocumented(fset *token.FileSet, f *ast.File) []string {
 }
 
 func TestEveryExportedIdentifierIsDocumented(t *testing.T) {
-	fset := token.NewFileSet()
-	files := 0
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
+	fset, files := parseGo(t, "testdata", "internal")
+	checked := 0
+	for p, f := range files {
+		if strings.HasSuffix(p, "_test.go") || f.Name.Name == "main" {
+			continue
 		}
-		if d.IsDir() {
-			n := d.Name()
-			if p != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "tools" || n == "node_modules" || n == "gen") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.Contains(p, "internal/") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		if f.Name.Name == "main" {
-			return nil
-		}
-		files++
+		checked++
 		for _, m := range undocumented(fset, f) {
 			t.Errorf("exported identifier without a doc comment: %s", m)
 		}
-		return nil
+	}
+	if checked < 20 {
+		t.Fatalf("checked only %d files; the walk is broken", checked)
+	}
+}
+
+// parseGo parses, with comments, every .go file of the repository but
+// those in gen, tools, node_modules, hidden directories and the
+// directories named skip, by path relative to the root.
+func parseGo(t *testing.T, skip ...string) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
+	fset, files := token.NewFileSet(), map[string]*ast.File{}
+	skip = append(skip, "gen", "tools", "node_modules")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || slices.Contains(skip, d.Name())):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(p, ".go"):
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)], err = parser.ParseFile(fset, p, nil, parser.ParseComments)
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files < 20 {
-		t.Fatalf("checked only %d files; the walk is broken", files)
-	}
+	return fset, files
 }
 
 func TestUndocumentedIsFound(t *testing.T) {

@@ -4,8 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -94,41 +93,19 @@ type goFiles struct{ src, tests []*ast.File }
 // hand-written importable packages (not gen/, internal/, commands or tools).
 func publicPackages(t *testing.T) map[string]*goFiles {
 	t.Helper()
-	fset := token.NewFileSet()
+	_, files := parseGo(t, "testdata", "internal", "examples", "scripts")
 	pkgs := map[string]*goFiles{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			n := d.Name()
-			if p != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "tools" || n == "node_modules" ||
-				n == "gen" || n == "internal" || n == "examples" || n == "scripts") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		g := pkgs[filepath.Dir(p)]
+	for p, f := range files {
+		g := pkgs[path.Dir(p)]
 		if g == nil {
 			g = &goFiles{}
-			pkgs[filepath.Dir(p)] = g
+			pkgs[path.Dir(p)] = g
 		}
 		if strings.HasSuffix(p, "_test.go") {
 			g.tests = append(g.tests, f)
 		} else {
 			g.src = append(g.src, f)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return pkgs
 }

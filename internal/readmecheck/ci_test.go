@@ -38,11 +38,7 @@ func runsCommand(script, cmd string) bool {
 // The README's first code block holds the two commands a newcomer runs: the
 // main job, then the test command. CI must run that test command.
 func TestCIRunsTheReadmeTestCommand(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := firstBlock.FindSubmatch(readme)
+	m := firstBlock.FindSubmatch([]byte(readRepo(t, "README.md")))
 	if m == nil {
 		t.Fatal("README.md has no code block")
 	}
@@ -51,11 +47,7 @@ func TestCIRunsTheReadmeTestCommand(t *testing.T) {
 		t.Fatalf("README.md's first code block has %d commands %q, want 2: the main job, then the test command", len(cmds), cmds)
 	}
 	test := cmds[1]
-	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !runsCommand(string(ci), test) {
+	if !runsCommand(readRepo(t, ".ci/run"), test) {
 		t.Errorf(".ci/run does not run the README's test command %q on a line of its own", test)
 	}
 }
@@ -78,13 +70,7 @@ func TestRunsCommandNeedsTheExactCommand(t *testing.T) {
 // Makefile's GO_FLOOR (make check-floor), the CI matrix and the README. They
 // must agree, or CI tests another floor than the one promised.
 func TestGoFloorAgrees(t *testing.T) {
-	read := func(p string) string {
-		b, err := os.ReadFile(filepath.Join(root, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	read := func(name string) string { return readRepo(t, name) }
 	m := regexp.MustCompile(`(?m)^go (1\.\d+)(\.\d+)?$`).FindStringSubmatch(read("go.mod"))
 	if m == nil {
 		t.Fatal("go.mod has no go line")
@@ -110,14 +96,21 @@ func TestGoFloorAgrees(t *testing.T) {
 // material lives in CONTRIBUTING.md.
 func TestReadmeIsShort(t *testing.T) {
 	const max = 12_000
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := readRepo(t, "README.md")
 	if len(readme) > max {
 		t.Errorf("README.md is %d bytes, more than %d: move maintainer material to CONTRIBUTING.md", len(readme), max)
 	}
-	if !strings.Contains(string(readme), "(CONTRIBUTING.md)") {
+	if !strings.Contains(readme, "(CONTRIBUTING.md)") {
 		t.Error("README.md does not link to CONTRIBUTING.md")
 	}
+}
+
+// readRepo is the text of the repository file at name (slash-separated).
+func readRepo(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -205,10 +205,7 @@ func testSources(t *testing.T) map[string]string {
 }
 
 func TestReadmeGoBlocksAreCompiledAndRun(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := []byte(readRepo(t, "README.md"))
 	blocks := goBlock.FindAllSubmatch(readme, -1)
 	if len(blocks) == 0 {
 		t.Fatal("README.md has no ```go block; this check would pass vacuously")

@@ -44,14 +44,7 @@ func TestStepsRunsEveryStepAndEndsWithOneVerdict(t *testing.T) {
 // (PEERS) are apart, and no step of CHECKS, nor a script its recipe runs,
 // calls a command that .ci/setup installs only for the peers.
 func TestCheckNeedsOnlyGo(t *testing.T) {
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	mk, setup := read("Makefile"), read(".ci/setup")
+	mk, setup := readRepo(t, "Makefile"), readRepo(t, ".ci/setup")
 	list := func(name string) []string {
 		m := regexp.MustCompile(`(?m)^` + name + ` := (.*)$`).FindStringSubmatch(mk)
 		if m == nil {
@@ -82,7 +75,7 @@ func TestCheckNeedsOnlyGo(t *testing.T) {
 		}
 		text := recipe[1]
 		for _, script := range regexp.MustCompile(`scripts/[a-z-]+\.sh`).FindAllString(recipe[1], -1) {
-			text += read(script)
+			text += readRepo(t, script)
 		}
 		for _, tool := range tools {
 			if regexp.MustCompile(`\b` + tool + `\b`).MatchString(text) {

@@ -5,6 +5,7 @@ package retryafter
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,17 +37,18 @@ func Parse(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	return max(at.Sub(now), 0), true // Sub saturates rather than overflowing
 }
 
-// deltaSeconds parses 1*DIGIT [ "." *DIGIT ] with time.ParseDuration,
+// deltaSeconds parses 1*DIGIT [ "." *DIGIT ] (v starts with a digit),
 // ignoring digits past the nanosecond and saturating at Max from
-// 9,223,372,036 s on (where a fraction could overflow).
+// 9,223,372,036 s on (where a fraction could overflow). It allocates nothing.
 func deltaSeconds(v string) (time.Duration, bool) {
 	secs, frac, _ := strings.Cut(v, ".")
 	if strings.Trim(secs, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" {
 		return 0, false // a sign, an exponent, a unit, a second dot
 	}
-	d, err := time.ParseDuration(secs + "." + frac[:min(len(frac), 9)] + "s")
-	if err != nil || d/time.Second >= Max/time.Second {
+	n, err := strconv.ParseUint(secs, 10, 64)
+	ns, _ := strconv.ParseUint((frac + "000000000")[:9], 10, 64)
+	if err != nil || n >= uint64(Max/time.Second) {
 		return Max, true
 	}
-	return d, true
+	return time.Duration(n)*time.Second + time.Duration(ns), true
 }

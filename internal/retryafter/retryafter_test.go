@@ -60,6 +60,14 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestParseSecondsAllocatesNothing: every poll reads a Retry-After.
+func TestParseSecondsAllocatesNothing(t *testing.T) {
+	h := http.Header{"Retry-After": {"2.5"}}
+	if n := testing.AllocsPerRun(100, func() { Parse(h, time.Time{}) }); n != 0 {
+		t.Errorf("Parse(\"2.5\"): %v allocations, want 0", n)
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	for _, s := range []string{"0", "5", "2.5", "-1", "", "soon", "99999999999999999999",
