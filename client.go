@@ -34,8 +34,9 @@ var ErrNoAPIKey = errors.New("tensorpool: no API key: set " + EnvAPIKey + " or u
 
 // NewClient returns the generated TensorPool client, configured by opts
 // and as the package documentation describes, with the User-Agent
-// "tensorpool-go/<version> go/<version> (<os>; <arch>)". Pass the
-// generated methods' results through Check.
+// "tensorpool-go/<version> go/<version> (<os>; <arch>)". Its methods return
+// an error for every answer but a success the spec declares (see Errors in
+// the package documentation).
 func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	cfg := config{baseURL: DefaultBaseURL, timeout: DefaultTimeout, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes, httpClient: &http.Client{}}
 	for _, o := range opts {
@@ -71,7 +72,7 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	hc.Transport = &authTransport{base: hc.Transport, scheme: u.Scheme, host: u.Host, auth: bearer(cfg.key)}
 	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect)
 	d := &doer{hc: &hc, redact: redact, timeout: cfg.timeout, retry: cfg.retry, maxBody: cfg.maxBody, logger: cfg.logger,
-		userAgent: []string{userAgent(cfg.userAgent)}, basePath: strings.TrimSuffix(u.Path, "/"), validate: !cfg.noValidation}
+		userAgent: []string{userAgent(cfg.userAgent)}, basePath: strings.TrimSuffix(u.EscapedPath(), "/"), validate: !cfg.noValidation, doc: spec()}
 	return gen.NewClientWithResponses(cfg.baseURL, append(cfg.editors, gen.WithHTTPClient(d))...)
 }
 
@@ -93,6 +94,9 @@ func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 		return nil, fmt.Errorf("tensorpool: invalid base URL %q: it must not have a query or fragment", urlString(u))
 	case u.Scheme == "http" && !insecureOK && host != "localhost" && !net.ParseIP(host).IsLoopback():
 		return nil, fmt.Errorf("tensorpool: refusing plain http to %q, not a loopback host: the API key would travel in clear text (use https, or WithInsecureHTTP)", urlString(u))
+	}
+	if op := spec().operationPath(u.EscapedPath()); op != "" {
+		return nil, fmt.Errorf("tensorpool: invalid base URL: its path ends in an operation's (%s); give the API's root, such as %s", op, DefaultBaseURL)
 	}
 	return u, nil
 }

@@ -60,7 +60,7 @@ func TestWaitThroughNewClient(t *testing.T) {
 				fmt.Fprint(w, `{"request_id":"req-1","created_at":"2026-01-01T00:00:00Z","request_type":"STORAGE_ATTACH","status":"COMPLETED"}`)
 			}))
 			defer srv.Close()
-			c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test"), tensorpool.WithBaseURL(srv.URL),
+			c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test-key"), tensorpool.WithBaseURL(srv.URL),
 				tensorpool.WithRetryPolicy(tensorpool.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 			if err != nil {
 				t.Fatal(err)
@@ -175,7 +175,7 @@ func TestWaitThroughNewClientConnectionLostMidBody(t *testing.T) {
 				srv.Start()
 			}
 			defer srv.Close()
-			c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test"), tensorpool.WithBaseURL(srv.URL), tensorpool.WithHTTPClient(srv.Client()))
+			c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test-key"), tensorpool.WithBaseURL(srv.URL), tensorpool.WithHTTPClient(srv.Client()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +248,7 @@ func TestWaitThroughNewClientFailsAtOnce(t *testing.T) {
 				defer srv.Close()
 				base, hc = srv.URL, srv.Client()
 			}
-			c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test"), tensorpool.WithBaseURL(base), tensorpool.WithHTTPClient(hc))
+			c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test-key"), tensorpool.WithBaseURL(base), tensorpool.WithHTTPClient(hc))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package tensorpool
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,15 +29,15 @@ type doer struct {
 	userAgent []string // the User-Agent header's value
 	basePath  string
 	validate  bool
+	doc       *document // the API spec: spec()
 }
 
 // Do implements gen.HttpRequestDoer. The response holds its whole body, a
 // *body, and points back to req.
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	if d.validate {
-		if err := spec().validate(req, d.basePath); err != nil {
-			return nil, d.redact.err(err)
-		}
+	rt, err := d.doc.request(req, d.basePath, d.validate)
+	if err != nil {
+		return nil, d.redact.err(err)
 	}
 	if ua := req.Header["User-Agent"]; len(ua) > 0 && ua[0] != "" {
 		req.Header["User-Agent"] = []string{ua[0] + " " + d.userAgent[0]}
@@ -51,8 +50,8 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		ctx, cancel = context.WithTimeout(ctx, d.timeout)
 		defer cancel()
 	}
-	maxRetries := d.retry.MaxRetries
-	if retryctx.TransportRetriesDisabled(ctx) || req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+	maxRetries, poll := d.retry.MaxRetries, retryctx.IsPoll(ctx)
+	if poll || req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 		maxRetries = 0 // package wait retries its polls itself; a streamed body cannot be sent twice
 	}
 	for attempt := 1; ; attempt++ {
@@ -80,7 +79,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			}
 			var b *body
 			if b, err = d.read(req, resp); err == nil {
-				return d.finish(req, resp, b)
+				return d.finish(req, resp, b, rt, poll)
 			}
 		}
 		again, werr := d.again(ctx, req, nil, err, attempt, maxRetries)
@@ -158,28 +157,23 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 	return b, nil
 }
 
-// finish hands resp on with its body and header values: a success's as
-// sent but for an exact echo of the key, an error's (a diagnostic) under
-// the redaction rule; the media type lower-cased (the generated parsers look
-// for "json" case-sensitively); Request pointing to req, or to a copy if its
-// path held the key.
-func (d *doer) finish(req *http.Request, resp *http.Response, b *body) (*http.Response, error) {
-	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	rule := func(s string) string { return string(d.redact.data([]byte(s))) }
-	if ok {
+// finish sets resp's body and header values: a success's as sent but for
+// an exact echo of the key, an error's (a diagnostic) under the redaction
+// rule; the media type lower-cased (the generated parsers look for "json"
+// case-sensitively); Request pointing to req, or to a copy if its path held
+// the key. Then it returns resp, or the error of the response check; a
+// poll of package wait's is returned as is (wait checks it itself).
+func (d *doer) finish(req *http.Request, resp *http.Response, b *body, rt *route, poll bool) (*http.Response, error) {
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		b.data = d.redact.data(b.data)
+		d.redact.header(resp.Header, d.redact.value)
 	} else {
-		rule = d.redact.text
-		b.data = []byte(rule(string(b.data)))
-	}
-	for _, vs := range resp.Header {
-		for i, v := range vs {
-			vs[i] = rule(v)
-		}
+		b.data = []byte(d.redact.text(string(b.data)))
+		d.redact.header(resp.Header, d.redact.text)
 	}
 	b.Reset(b.data)
+	b.route = rt
 	resp.Header = mediatype.Normalize(resp.Header)
-	fixValidationBody(resp, b.data)
 	resp.Body, resp.ContentLength, resp.Request = b, int64(len(b.data)), req
 	if p := d.redact.text(req.URL.Path); p != req.URL.Path {
 		r, u := *req, *req.URL
@@ -187,24 +181,12 @@ func (d *doer) finish(req *http.Request, resp *http.Response, b *body) (*http.Re
 		r.URL = &u
 		resp.Request = &r
 	}
-	if ok && mediatype.IsJSON(resp.Header.Get("Content-Type")) {
-		if err := notJSON(b.data); err != nil {
-			return nil, newDecodeError(resp, b.data, b, err)
+	if !poll {
+		if err := checkResponse(rt, resp, b.data, b); err != nil {
+			return nil, err
 		}
 	}
 	return resp, nil
-}
-
-// notJSON returns the *json.SyntaxError of a body labelled JSON that is not
-// JSON, here where its status, method and path are known (the generated
-// parser's error would be bare). An object or array, this API's answers, is
-// judged by its first and last bytes, the parser then decoding it once.
-func notJSON(data []byte) error {
-	t := bytes.TrimSpace(data)
-	if len(t) >= 2 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
-		return nil
-	}
-	return json.Unmarshal(t, new(json.RawMessage))
 }
 
 // withoutUserinfo drops the userinfo from the URL of net/http's *url.Error:
@@ -226,6 +208,7 @@ type body struct {
 	lr        io.LimitedReader    // reads the response's body, in read
 	truncated bool                // cut at the cap, or the connection dropped
 	redact    func(string) string // the rule for diagnostics
+	route     *route              // the request's operation
 }
 
 func (*body) Close() error { return nil }

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
@@ -30,71 +27,6 @@ var (
 	// whose body is past the cap (WithMaxResponseBytes).
 	ErrResponseTooLarge = errors.New("response body too large (see WithMaxResponseBytes)")
 )
-
-// Response is what every generated ...Response type satisfies.
-type Response interface {
-	StatusCode() int
-	GetBody() []byte
-}
-
-// Check turns the results of a generated ...WithResponse method into an
-// error unless the call succeeded as the API spec says:
-//
-//	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, body))
-//
-// It returns a nil error only for a success status the spec declares for
-// the operation (202 for attach and destroy, 200 for request info) whose
-// typed body (JSON202, JSON200) decoded, so that field is never nil then;
-// an operation that declares no JSON success (a text/html page, say)
-// succeeds with any 2xx. Otherwise, with the response: an *APIError for a
-// status outside 200-299, a redirect included; a *DecodeError for any
-// other 2xx; err as is if not nil, but the generated parser's bare JSON
-// and time errors become a *DecodeError. A 202 means queued, not done:
-// wait for it with package wait.
-func Check[R Response](r R, err error) (R, error) {
-	if err != nil {
-		switch err.(type) {
-		case *json.SyntaxError, *json.UnmarshalTypeError, *time.ParseError:
-			return r, &DecodeError{Err: err}
-		}
-		return r, err
-	}
-	v := reflect.Indirect(reflect.ValueOf(r))
-	if v.Kind() != reflect.Struct {
-		return r, errors.New("tensorpool: Check: nil response")
-	}
-	code := r.StatusCode()
-	var hr *http.Response
-	if f := v.FieldByName("HTTPResponse"); f.IsValid() && f.CanInterface() {
-		hr, _ = f.Interface().(*http.Response)
-	}
-	if hr == nil {
-		hr = &http.Response{StatusCode: code, Header: http.Header{}}
-	}
-	b, _ := hr.Body.(*body)
-	if code < 200 || code > 299 {
-		return r, newAPIError(hr, r.GetBody(), b)
-	}
-	// The typed bodies are the fields JSON2xx; TestCheckFindsEveryTypedBody
-	// fails if the generator names them differently.
-	var typed reflect.Value
-	anyJSON, want := false, "JSON"+strconv.Itoa(code)
-	for i := range v.NumField() {
-		if n := v.Type().Field(i).Name; len(n) == len("JSON200") && strings.HasPrefix(n, "JSON2") {
-			anyJSON = true
-			if n == want {
-				typed = v.Field(i)
-			}
-		}
-	}
-	switch {
-	case !typed.IsValid() && anyJSON:
-		return r, newDecodeError(hr, r.GetBody(), b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
-	case typed.IsValid() && typed.Kind() == reflect.Pointer && typed.IsNil():
-		return r, newDecodeError(hr, r.GetBody(), b, errors.New("the body did not decode as the JSON the API spec declares"))
-	}
-	return r, nil
-}
 
 // APIError is a response from the TensorPool API whose status is not 2xx,
 // a redirect the client did not follow included. Use errors.As to reach it
@@ -214,17 +146,6 @@ func summarise(details []gen.ValidationError) string {
 		parts = append(parts, fmt.Sprintf("and %d more", len(details)-3))
 	}
 	return servertext.Clean(strings.Join(parts, "; "))
-}
-
-// fixValidationBody relabels text/plain a JSON 422 body that is not
-// FastAPI's validation shape (HTTPException(422, "text") sends {"detail":
-// "text"}): the generated parser would fail on it and lose the status.
-func fixValidationBody(resp *http.Response, body []byte) {
-	if resp.StatusCode == http.StatusUnprocessableEntity && mediatype.IsJSON(resp.Header.Get("Content-Type")) &&
-		json.Unmarshal(body, new(gen.HTTPValidationError)) != nil {
-		resp.Header = resp.Header.Clone()
-		resp.Header.Set("Content-Type", "text/plain; charset=utf-8")
-	}
 }
 
 // DecodeError reports a 2xx response without the typed body the spec

@@ -77,46 +77,94 @@ func TestAPIErrorFields(t *testing.T) {
 	}
 }
 
-func TestCheck(t *testing.T) {
-	f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
-		switch n {
-		case 1:
-			return reply(r, 202, nil, attachOK), nil
-		case 2:
-			return reply(r, 200, nil, attachOK), nil
-		case 3:
-			return reply(r, 409, nil, `{"detail":"Cluster already has storage attached"}`), nil
-		case 4:
-			return reply(r, 404, http.Header{}, ""), nil
-		default:
-			return reply(r, 422, nil, `{"detail":[{"loc":["body","cluster_ids"],"msg":"List should have at most 1 item","type":"too_long"}]}`), nil
-		}
+// TestEveryFailureIsAnError: through NewClient, a generated method returns
+// a nil error only with the declared success's typed body; every other
+// answer is an *APIError or a *DecodeError, and a nil response.
+func TestEveryFailureIsAnError(t *testing.T) {
+	type answer struct {
+		code        int
+		ctype, body string
+	}
+	var next answer
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+		return reply(r, next.code, http.Header{"Content-Type": {next.ctype}}, next.body), nil
 	}}
 	c := fakeClient(t, f)
-	if _, err := Check(c.StorageAttachWithResponse(bg, attachBody)); err != nil {
+	raw, _ := gen.NewClientWithResponses("https://engine.test", gen.WithHTTPClient(&http.Client{Transport: f}))
+	for _, tc := range []struct {
+		name string
+		answer
+		destroy bool   // DELETE /storage/s-1, else POST /storage/attach
+		status  int    // the *APIError's, or 0 for a *DecodeError
+		want    string // in the error's text
+	}{
+		{"409", answer{409, "application/json", `{"detail":"Cluster already has storage attached"}`}, false, 409,
+			"tensorpool: POST /storage/attach: 409 Conflict: Cluster already has storage attached"},
+		{"409 on destroy", answer{409, "application/json", `{"detail":"Deletion protection enabled"}`}, true, 409, "Deletion protection enabled"},
+		{"404 without a body", answer{404, "", ""}, true, 404, "tensorpool: DELETE /storage/s-1: 404 Not Found"},
+		{"422", answer{422, "application/json", `{"detail":[{"loc":["body","cluster_ids"],"msg":"List should have at most 1 item","type":"too_long"}]}`}, false, 422,
+			"body.cluster_ids: List should have at most 1 item"},
+		{"422 whose detail is a string", answer{422, "application/json", `{"detail":"cluster c-1 is not eligible"}`}, false, 422, "cluster c-1 is not eligible"},
+		{"500 as HTML", answer{500, "text/html", "<h1>oops</h1>"}, true, 500, "500 Internal Server Error"},
+		{"302 not followed", answer{302, "", ""}, false, 302, "302 Found"},
+		{"200 where 202 is declared", answer{200, "application/json", attachOK}, false, 0, "status 200 is not a success the API spec declares"},
+		{"204 where 202 is declared", answer{204, "", ""}, true, 0, "status 204 is not a success"},
+		{"202 as text/plain", answer{202, "text/plain", "accepted"}, true, 0, "the body is not the JSON the API spec declares"},
+		{"202 with no body", answer{202, "", ""}, true, 0, "the body is not the JSON the API spec declares"},
+		{"202 labelled JSON, empty", answer{202, "application/json", ""}, false, 0, "unexpected end of JSON input"},
+		{"202 cut short", answer{202, "application/json", `{"storage_id":"s-1",}`}, true, 0, "invalid character '}'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			next = tc.answer
+			var err error
+			if tc.destroy {
+				var r *gen.StorageDestroyResponse
+				r, err = c.StorageDestroyWithResponse(bg, "s-1")
+				if r != nil {
+					t.Errorf("a response beside the error: %+v", r)
+				}
+				// Check on a raw client: the same error, but where the
+				// generated parser failed first (it knows no status)
+				_, rawErr := Check(raw.StorageDestroyWithResponse(bg, "s-1"))
+				var d *DecodeError
+				if rawErr == nil || rawErr.Error() != err.Error() && !(errors.As(rawErr, &d) && d.StatusCode == 0) {
+					t.Errorf("Check on a raw client: %v, want %v", rawErr, err)
+				}
+			} else {
+				var r *gen.StorageAttachResponse
+				r, err = c.StorageAttachWithResponse(bg, attachBody)
+				if r != nil {
+					t.Errorf("a response beside the error: %+v", r)
+				}
+			}
+			var apiErr *APIError
+			var decErr *DecodeError
+			switch {
+			case err == nil:
+				t.Fatal("nil error")
+			case tc.status != 0 && (!errors.As(err, &apiErr) || apiErr.StatusCode != tc.status):
+				t.Errorf("err %v (%T), want an *APIError %d", err, err, tc.status)
+			case tc.status == 0 && (!errors.As(err, &decErr) || decErr.StatusCode != tc.code || decErr.Method == "" || string(decErr.Body) != tc.body):
+				t.Errorf("err %#v, want a *DecodeError for %d with method, path and body", err, tc.code)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err %q, want %q in it", err, tc.want)
+			}
+		})
+	}
+	// successes: the typed body, and Check passes them through
+	next = answer{202, "application/json", attachOK}
+	if r, err := Check(c.StorageAttachWithResponse(bg, attachBody)); err != nil || r.JSON202 == nil || r.JSON202.RequestIDs[0] != "r-1" {
 		t.Errorf("202: %v", err)
 	}
-	// a 200 where the spec declares 202 for attach is not a success: its
-	// JSON202 would be nil
-	var de *DecodeError
-	if r, err := Check(c.StorageAttachWithResponse(bg, attachBody)); !errors.As(err, &de) ||
-		de.StatusCode != 200 || de.Method != "POST" || de.Path != "/storage/attach" || string(de.Body) != attachOK || r == nil {
-		t.Errorf("200 on attach: %v", err)
+	next = answer{202, "Application/JSON; charset=utf-8", destroyOK}
+	if r, err := c.StorageDestroyWithResponse(bg, "s-1"); err != nil || r.JSON202 == nil {
+		t.Errorf("202 with a mixed-case media type: %v", err)
 	}
-	r, err := Check(c.StorageAttachWithResponse(bg, attachBody))
-	var e *APIError
-	if !errors.As(err, &e) || !IsStatus(err, http.StatusConflict) || e.Message != "Cluster already has storage attached" || e.Method != "POST" || e.Path != "/storage/attach" {
-		t.Errorf("409: %v", err)
-	}
-	if r == nil || r.StatusCode() != 409 {
-		t.Error("Check dropped the response")
-	}
-	if _, err := Check(c.StorageDestroyWithResponse(bg, "s-1")); !IsStatus(err, 404) || err.Error() != "tensorpool: DELETE /storage/s-1: 404 Not Found" {
-		t.Errorf("404: %v", err)
-	}
-	r, err = Check(c.StorageAttachWithResponse(bg, attachBody))
-	if !IsStatus(err, 422) || !errors.As(err, &e) || len(e.Details) != 1 || r.JSON422 == nil {
-		t.Errorf("422: %v", err)
+	// a raw client's failures keep their response, beside the error
+	next = answer{409, "application/json", `{"detail":"busy"}`}
+	if r, err := Check(raw.StorageAttachWithResponse(bg, attachBody)); !IsStatus(err, 409) || r == nil || r.StatusCode() != 409 {
+		t.Errorf("raw 409: %v", err)
 	}
 	// a transport error passes through untouched
 	sentinel := errors.New("boom")
@@ -127,23 +175,9 @@ func TestCheck(t *testing.T) {
 	if _, err := Check[*gen.StorageAttachResponse](nil, nil); err == nil {
 		t.Error("nil response accepted")
 	}
-	// a response built by hand, without HTTPResponse
-	if _, err := Check(&gen.StorageAttachResponse{}, nil); IsStatus(err) && !IsStatus(err, 0) || err == nil {
+	// a response built by hand, without HTTPResponse: a status 0
+	if _, err := Check(&gen.StorageAttachResponse{}, nil); !IsStatus(err, 0) {
 		t.Errorf("hand-built response: %v", err)
-	}
-}
-
-// TestNonFastAPI422 covers a 422 whose detail is a string: the generated
-// parser alone would fail with a JSON error and no status.
-func TestNonFastAPI422(t *testing.T) {
-	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
-		return reply(r, 422, nil, `{"detail":"cluster c-1 is not eligible"}`), nil
-	}}
-	c := fakeClient(t, f)
-	_, err := Check(c.StorageAttachWithResponse(bg, attachBody))
-	var e *APIError
-	if !errors.As(err, &e) || e.StatusCode != 422 || e.Message != "cluster c-1 is not eligible" {
-		t.Fatalf("err %v", err)
 	}
 }
 

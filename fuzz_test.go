@@ -18,7 +18,8 @@ import (
 // it with every other character \u-escaped. Whatever
 // the answer: no panic; a non-2xx status gives an *APIError with that
 // status; a 2xx gives success (only the status the spec declares), a
-// *DecodeError (ErrResponseTooLarge included);
+// *DecodeError (ErrResponseTooLarge included); a key that the id rule
+// refuses as an id is never sent;
 // and the key appears in no error, no rendering of one and no log line.
 func FuzzTransportCheck(f *testing.F) {
 	f.Add(uint8(0), 200, "application/json", "", "", []byte(infoOK))
@@ -74,6 +75,10 @@ func FuzzTransportCheck(f *testing.F) {
 		var apiErr *APIError
 		var decodeErr *DecodeError
 		switch {
+		case op%4 == 3 && strings.ContainsAny(key, `/\`): // the id rule: refused unsent
+			if !errors.Is(err, ErrInvalidRequest) || f.n() != 0 {
+				t.Fatalf("the key as an id: err %v after %d requests, want ErrInvalidRequest and none", err, f.n())
+			}
 		case status < 200 || status > 299:
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != status {
 				t.Fatalf("status %d: err %v (%T), want an *APIError with that status", status, err, err)

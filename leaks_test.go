@@ -147,12 +147,24 @@ func TestEscapedKeyNeverPrinted(t *testing.T) {
 		noKey(t, "error", err)
 	})
 	t.Run("APIError.Path", func(t *testing.T) {
+		key := strings.NewReplacer("/", "", `\`, "").Replace(hostileKey) // the id rule refuses these two
 		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { jsonReply(w, 404, `{"detail":"Not Found"}`) })
-		_, err := Check(serverClient(t, s, WithAPIKey(hostileKey)).GetRequestInfoWithResponse(bg, hostileKey))
+		_, err := serverClient(t, s, WithAPIKey(key)).GetRequestInfoWithResponse(bg, key)
 		if !IsStatus(err, 404) {
 			t.Fatalf("err %v", err)
 		}
-		noKey(t, "APIError", err)
+		for _, out := range []string{err.Error(), fmt.Sprintf("%#v", err)} {
+			if f := leakedOf(out, key); f != "" {
+				t.Errorf("key leaked as %q: %s", f, out)
+			}
+		}
+	})
+	t.Run("refused as an id", func(t *testing.T) {
+		_, err := fakeClient(t, &fakeRT{}, WithAPIKey(hostileKey)).GetRequestInfoWithResponse(bg, hostileKey)
+		if !errors.Is(err, ErrInvalidRequest) {
+			t.Fatalf("err %v", err)
+		}
+		noKey(t, "error", err)
 	})
 	t.Run("422 details", func(t *testing.T) {
 		esc := uEscape(hostileKey)

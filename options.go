@@ -98,8 +98,12 @@ func WithMaxResponseBytes(n int64) Option {
 }
 
 // WithUserAgent puts product (for example "my-app/1.2") in front of this
-// library's User-Agent.
-func WithUserAgent(product string) Option { return set(func(c *config) { c.userAgent = product }) }
+// library's User-Agent. NewClient refuses one with control characters,
+// which no request could carry.
+func WithUserAgent(product string) Option {
+	return setIf(!strings.ContainsFunc(product, func(r rune) bool { return r < ' ' || r == 0x7f }),
+		errors.New("tensorpool: WithUserAgent: the product contains control characters"), func(c *config) { c.userAgent = product })
+}
 
 // WithRequestEditorFn adds a function that may change (or refuse, by
 // returning an error) every request before it is sent. The Authorization

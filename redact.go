@@ -3,6 +3,7 @@ package tensorpool
 import (
 	"bytes"
 	"errors"
+	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
@@ -14,13 +15,14 @@ import (
 
 // redacted replaces the key; minCut is the shortest start of a printed form
 // of the key that counts as a cut key.
-const redacted, minCut = "[REDACTED]", 4
+const redacted, minCut = "[REDACTED]", 8
 
 // redactor is the one redaction rule for one key. Its functions are
 // closures, so the key lives in them only: fmt prints a func as an address.
 type redactor struct {
-	text func(string) string // for diagnostics: errors, log lines, an error response
-	data func([]byte) []byte // for a successful response: only an exact echo of the key
+	text  func(string) string // for diagnostics: errors, log lines, an error response
+	data  func([]byte) []byte // for a successful response: only an exact echo of the key
+	value func(string) string // the same, for its header values
 }
 
 func newRedactor(key string) redactor {
@@ -30,17 +32,60 @@ func newRedactor(key string) redactor {
 		text: func(s string) string { return scrub(s, forms) },
 		data: func(b []byte) []byte {
 			if bytes.Contains(b, k) {
-				b = bytes.ReplaceAll(b, k, []byte(redacted))
+				b = []byte(echo(string(b), key))
 			}
 			return b
 		},
+		value: func(s string) string { return echo(s, key) },
+	}
+}
+
+// echo replaces each exact echo of key in s; of a key shorter than minCut,
+// only one that stands alone (see alone), so that a short key garbles no
+// word that merely contains it.
+func echo(s, key string) string {
+	var b strings.Builder
+	last := 0 // s[last:] is not written yet
+	for i := 0; ; i++ {
+		n := strings.Index(s[i:], key)
+		if n < 0 {
+			break
+		}
+		if i += n; len(key) >= minCut || alone(s, i, i+len(key)) {
+			b.WriteString(s[last:i])
+			b.WriteString(redacted)
+			last = i + len(key)
+			i = last - 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// alone reports whether s[i:j] stands alone: no letter or digit just
+// before or after it.
+func alone(s string, i, j int) bool {
+	word := func(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' }
+	return (i == 0 || !word(s[i-1])) && (j == len(s) || !word(s[j]))
+}
+
+// header applies rule to every value of h, in place.
+func (redactor) header(h http.Header, rule func(string) string) {
+	for _, vs := range h {
+		for i, v := range vs {
+			vs[i] = rule(v)
+		}
 	}
 }
 
 // scrub replaces each run of s that spells a form of the key once JSON
-// (and Go) escapes are decoded, and one that spells its start (minCut
-// characters or more) where it ends s or a JSON string: a key cut by a
-// size cap, a dropped connection or the server.
+// (and Go) escapes are decoded (a form shorter than minCut only where it
+// stands alone), and one that spells its start (minCut characters or more)
+// where it ends s or a JSON string: a key cut by a size cap, a dropped
+// connection or the server.
 func scrub(s string, forms []string) string {
 	if !strings.Contains(s, `\`) && !slices.ContainsFunc(forms, func(f string) bool { return strings.Contains(s, f[:min(len(f), minCut)]) }) {
 		return s
@@ -58,7 +103,7 @@ func scrub(s string, forms []string) string {
 				}
 				j += w
 			}
-			if m == len(f) || m >= minCut && (j == len(s) || s[j] == '"') {
+			if m == len(f) && (m >= minCut || alone(s, i, j)) || m >= minCut && (j == len(s) || s[j] == '"') {
 				n = max(n, j-i)
 			}
 		}

@@ -397,7 +397,7 @@ func TestKeyOnlyToOrigin(t *testing.T) {
 func TestRetryctxAgainstServer(t *testing.T) {
 	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) { jsonReply(w, 503, `{"detail":"busy"}`) })
 	c := serverClient(t, s)
-	_, err := Check(c.GetRequestInfoWithResponse(retryctx.WithoutTransportRetries(bg), "r-1"))
+	_, err := Check(c.GetRequestInfoWithResponse(retryctx.Poll(bg), "r-1"))
 	if !IsStatus(err, 503) || s.n() != 1 {
 		t.Fatalf("marked: err %v after %d requests", err, s.n())
 	}
@@ -488,7 +488,7 @@ func TestConnectionDroppedMidBody(t *testing.T) {
 	})
 	t.Run("GET marked by retryctx sent once", func(t *testing.T) {
 		s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { dropMidBody(w, 200) })
-		_, err := serverClient(t, s).GetRequestInfoWithResponse(retryctx.WithoutTransportRetries(bg), "r-1")
+		_, err := serverClient(t, s).GetRequestInfoWithResponse(retryctx.Poll(bg), "r-1")
 		if s.n() != 1 || !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("err %v after %d requests; want 1", err, s.n())
 		}

@@ -7,11 +7,9 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // maxValidatedBody bounds what validation holds of a request body.
@@ -42,104 +40,49 @@ func (p *pattern) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// operation is what validation reads of an OpenAPI operation.
-type operation struct {
-	Parameters []struct {
-		Name, In string
-		Schema   *schema
-	}
-	RequestBody struct {
-		Content map[string]struct{ Schema *schema }
-	}
-}
-
-// document is what validation reads of the embedded openapi.json: the
-// operations by path and method (upper case, as net/http's), and the component schemas.
-type document struct {
-	paths   map[string]map[string]*operation
-	schemas map[string]*schema
-}
-
-// spec is the embedded document, read once.
-var spec = sync.OnceValue(func() *document { return loadDocument(openAPIDocument) })
-
-// loadDocument reads an OpenAPI document. An operation that does not decode
-// (a shape this reader does not know) is simply not checked.
-func loadDocument(b []byte) *document {
-	var raw struct {
-		Paths      map[string]map[string]json.RawMessage
-		Components struct{ Schemas map[string]*schema }
-	}
-	_ = json.Unmarshal(b, &raw)
-	d := &document{paths: map[string]map[string]*operation{}, schemas: raw.Components.Schemas}
-	for p, item := range raw.Paths {
-		d.paths[p] = map[string]*operation{}
-		for method, rawOp := range item {
-			if op := new(operation); json.Unmarshal(rawOp, op) == nil {
-				d.paths[p][strings.ToUpper(method)] = op
-			}
-		}
-	}
-	return d
-}
-
-// validate returns an ErrInvalidRequest error for the first constraint of
-// the document (see schema) that req's path parameters or JSON body break;
-// basePath is the base URL's path. A body without GetBody is read into
-// memory and made replayable.
-func (doc *document) validate(req *http.Request, basePath string) error {
-	p, ok := strings.CutPrefix(req.URL.EscapedPath(), basePath)
-	if !ok {
-		return nil
-	}
-	op, params := doc.find(req.Method, p)
-	if op == nil {
-		return nil
+// request returns the route of req (see find) and, if constraints, the
+// ErrInvalidRequest error for the first constraint of the document (see
+// schema) that its path parameters or JSON body break; basePath is the base
+// URL's path. A body without GetBody is read into memory and made
+// replayable.
+func (d *document) request(req *http.Request, basePath string, constraints bool) (*route, error) {
+	rt, vals, err := d.find(req, basePath)
+	if err != nil || !constraints {
+		return rt, err
 	}
 	var field, reason string
-	for _, prm := range op.Parameters {
-		if v, ok := params[prm.Name]; ok && prm.In == "path" && reason == "" {
-			field, reason = doc.check(v, prm.Schema, prm.Name)
+	for _, prm := range rt.op.Parameters {
+		if i := rt.param(prm.Name); i >= 0 && prm.In == "path" && reason == "" {
+			field, reason = d.check(vals[i], prm.Schema, prm.Name)
 		}
 	}
-	if s := op.RequestBody.Content["application/json"].Schema; s != nil && reason == "" {
+	if s := rt.op.RequestBody.Content["application/json"].Schema; s != nil && reason == "" {
 		body, err := requestBody(req)
 		var v any
 		if err != nil || json.Unmarshal(body, &v) != nil {
-			return err // malformed JSON: the server's 422 says more than we could
+			return rt, err // malformed JSON: the server's 422 says more than we could
 		}
-		field, reason = doc.check(v, s, "")
+		field, reason = d.check(v, s, "")
 	}
 	if reason == "" {
-		return nil
+		return rt, nil
 	}
-	return &invalidRequest{req.Method, req.URL.Path, field, reason}
+	return rt, &invalidRequest{req.Method, req.URL.EscapedPath(), field, reason}
 }
 
-// find returns the operation for method and escaped path p, preferring the
-// template with the most literal segments, and its path parameters.
-func (d *document) find(method, p string) (op *operation, params map[string]string) {
-	segs, best := strings.Split(p, "/"), -1
-	for tmpl, ops := range d.paths {
-		t, vals, lit := strings.Split(tmpl, "/"), map[string]string{}, 0
-		if ops[method] == nil || len(t) != len(segs) {
-			continue
+// param returns the index of the path parameter name among the template's
+// parameters, or -1.
+func (rt *route) param(name string) int {
+	i := 0
+	for _, sg := range rt.segs {
+		if sg.name == name && !sg.multi {
+			return i
 		}
-		for i, s := range t {
-			if name, ok := strings.CutPrefix(s, "{"); ok && strings.HasSuffix(name, "}") && segs[i] != "" {
-				vals[strings.TrimSuffix(name, "}")], _ = url.PathUnescape(segs[i])
-			} else if s == segs[i] {
-				lit++
-			} else {
-				lit = -1
-				break
-			}
-		}
-		if lit > best {
-			op, params, best = ops[method], vals, lit
+		if sg.name != "" {
+			i++
 		}
 	}
-	return op, params
+	return -1
 }
 
 // check returns the field of v that breaks a constraint of s, and why.

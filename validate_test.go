@@ -98,16 +98,16 @@ func TestValidationFromTheSpec(t *testing.T) {
 		{"/v/a/items", `{"id":"i-1","nested":{"mode":"auto"}}`, `invalid nested.mode: must be one of [on off], got auto`},
 		{"/v/a/items", `{"id":"i-1","size":{"x":1},"tags":"a"}`, ""}, // wrong types: the server's to judge
 		{"/v/list/items", `{}`, ""}, // the literal route, which states nothing
-		{"/other", `{}`, ""},
+		{"/other", `{}`, `invalid path: it matches no operation`},
 	} {
 		req, _ := http.NewRequest("POST", "https://x/base"+tc.path, strings.NewReader(tc.body))
-		err := doc.validate(req, "/base")
+		_, err := doc.request(req, "/base", true)
 		if tc.want == "" && err != nil || tc.want != "" && (!errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("POST %s %s: err %v, want %q", tc.path, tc.body, err, tc.want)
 		}
 	}
-	if loadDocument([]byte(`{"paths":{"/x":{"post":{"parameters":"odd"}}}}`)).validate(
-		newRequest("POST", "/x"), "") != nil {
+	if _, err := loadDocument([]byte(`{"paths":{"/x":{"post":{"parameters":"odd"}}}}`)).request(
+		newRequest("POST", "/x"), "", true); err != nil {
 		t.Error("an operation the reader cannot decode was checked")
 	}
 }

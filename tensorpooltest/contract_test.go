@@ -321,12 +321,19 @@ var storageDestroyContract = []contractCase{
 		if _, ok := s.Engine.Storage("s-1"); ok {
 			t.Fatal("storage still exists after COMPLETED")
 		}
-		wantStatus(t, destroy(t, s, "s-1"), 404)
+		again, err := s.RawClient.StorageDestroyWithResponse(ctx, "s-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantStatus(t, again, 404)
 		return resp.StatusCode()
 	}},
 	{"the id is path-escaped and unescaped intact", 202, func(t *testing.T) int {
 		s := seeded(t)
-		const odd = "s-a/b c?d%e#ü"
+		odd := "s-a/b c?d%e#ü"
+		if frontDoor {
+			odd = "s-a b?c%d#ü:e" // the front door refuses a '/' (its id rule)
+		}
 		s.Engine.AddStorage(tensorpooltest.Storage{ID: odd})
 		resp := destroy(t, s, odd)
 		wantStatus(t, resp, 202)

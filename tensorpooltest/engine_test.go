@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
@@ -112,11 +113,12 @@ func TestConcurrentSeedingAndRequests(t *testing.T) {
 		wg.Go(func() { // requests
 			for range 5 {
 				resp, err := s.Client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: "s-" + id, ClusterIDs: []string{"c-" + id}})
-				if err != nil {
+				switch {
+				case tensorpool.IsStatus(err, http.StatusConflict): // attached already, or busy
+				case err != nil:
 					t.Error(err)
 					return
-				}
-				if resp.JSON202 != nil {
+				default:
 					s.Client.GetRequestInfoWithResponse(ctx, resp.JSON202.RequestIDs[0])
 				}
 			}

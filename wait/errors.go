@@ -5,9 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
+	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/pathparam"
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
@@ -29,9 +30,10 @@ var (
 	// Body, with a nil error.
 	ErrBrokenClient = errors.New("broken Client")
 	// ErrInvalidRequestID: an id that could address another route ("", ".",
-	// "..", or one containing '/', '\\' or a control character); nothing
-	// was sent.
-	ErrInvalidRequestID = errors.New("invalid request id")
+	// "..", or one containing '/', '\\' or a control character: the rule of
+	// every path parameter of tensorpool.NewClient's client); nothing was
+	// sent. It matches tensorpool.ErrInvalidRequest too.
+	ErrInvalidRequestID = fmt.Errorf("invalid request id: %w", tensorpool.ErrInvalidRequest)
 	// ErrWrongRequest: an answer whose request_id is not the id asked for
 	// (a broken server or proxy), a transient failure.
 	ErrWrongRequest = errors.New("the answer is for another request")
@@ -108,13 +110,13 @@ func message(sep string, info *gen.RequestInfoResponse, redact func(string) stri
 	return sep + clean(*info.ExternalMessage, redact)
 }
 
-// checkID rejects ids that the generated request builder would resolve to
-// another route: serverURL.Parse resolves dot segments, and a server that
-// decodes %2F before routing would see extra segments.
+// checkID refuses an id the client's rule for path parameters refuses,
+// whatever client polls: the generated request builder would resolve a dot
+// segment to another route, and a server that decodes %2F before routing
+// would see extra segments.
 func checkID(id string) error {
-	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, "/\\") ||
-		strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return &Error{RequestID: id, Err: ErrInvalidRequestID}
+	if why := pathparam.Invalid(id); why != "" {
+		return &Error{RequestID: id, Err: fmt.Errorf("%w: it %s", ErrInvalidRequestID, why)}
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func (f *fake) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	f.mu.Lock()
 	f.calls = append(f.calls, call{id: id, at: time.Now(), path: path, method: req.Method,
-		marked: retryctx.TransportRetriesDisabled(req.Context()), routeOK: routeOK})
+		marked: retryctx.IsPoll(req.Context()), routeOK: routeOK})
 	var r reply
 	if s := f.script[id]; routeOK && len(s) > 0 {
 		r = s[0]

@@ -244,7 +244,7 @@ type answer struct {
 // with tensorpool.Check.
 func (p *Poller) get(ctx context.Context, id string) (a answer) {
 	// wait makes every retry decision: the transport must send this once.
-	resp, err := p.c.GetRequestInfo(retryctx.WithoutTransportRetries(ctx), id)
+	resp, err := p.c.GetRequestInfo(retryctx.Poll(ctx), id)
 	var r *gen.GetRequestInfoResponse
 	if err == nil { // else net/http's contract: no body to close
 		if resp == nil || resp.Body == nil {
