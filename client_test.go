@@ -308,3 +308,44 @@ func TestAgainstServer(t *testing.T) {
 		t.Error("resp.HTTPResponse.Request carries the Authorization header")
 	}
 }
+
+// TestNewClientRefusesWhatItCannotSend: a User-Agent product with control
+// characters fails NewClient (not every call later), without the value.
+func TestNewClientRefusesWhatItCannotSend(t *testing.T) {
+	for _, product := range []string{"app\r\nX-Evil: 1", "app\x00", "app\tv1", "app\x7f"} {
+		_, err := NewClient(WithAPIKey(testKey), WithUserAgent(product))
+		if err == nil || !strings.Contains(err.Error(), "WithUserAgent") || strings.Contains(err.Error(), "app") {
+			t.Errorf("WithUserAgent(%q): %v", product, err)
+		}
+	}
+	if _, err := NewClient(WithAPIKey(testKey), WithUserAgent("my-app/1.2 (+https://example.com; ü)")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestShortKeyGarblesNothing: with a one-character key, the client's own
+// words and a server's keep every letter; the key itself, where it stands
+// alone, is still redacted.
+func TestShortKeyGarblesNothing(t *testing.T) {
+	for _, key := range []string{"k", "e", "tp", "abcd"} {
+		_, err := NewClient(WithAPIKey(key), WithBaseURL("http://example.com"))
+		if err == nil || !strings.Contains(err.Error(), "not a loopback host: the API key would travel in clear text") {
+			t.Errorf("key %q: NewClient: %v", key, err)
+		}
+		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, 404, nil, `{"detail":"Storage s-1 not found (key `+key+`, token=`+key+`)"}`), nil
+		}}
+		_, err = fakeClient(t, f, WithAPIKey(key)).StorageDestroyWithResponse(bg, "s-1")
+		want := "tensorpool: DELETE /storage/s-1: 404 Not Found: Storage s-1 not found (key [REDACTED], token=[REDACTED])"
+		if err == nil || err.Error() != want {
+			t.Errorf("key %q: %v\nwant %s", key, err, want)
+		}
+		f.respond = func(_ int, r *http.Request) (*http.Response, error) {
+			return reply(r, 202, http.Header{"X-Note": {"keep " + key}}, `{"storage_id":"s-1","request_id":"`+key+`","message":"kept: keep, eke"}`), nil
+		}
+		r, err := fakeClient(t, f, WithAPIKey(key)).StorageDestroyWithResponse(bg, "s-1")
+		if err != nil || r.JSON202.Message != "kept: keep, eke" || *r.JSON202.RequestID != redacted || r.HTTPResponse.Header.Get("X-Note") != "keep "+redacted {
+			t.Errorf("key %q: %v, %+v, %v", key, err, r, r.HTTPResponse.Header)
+		}
+	}
+}

@@ -4,8 +4,8 @@
 // jobs) arrive when the upstream spec is synced. NewClient returns the
 // typed client that package gen generates from the vendored OpenAPI
 // document, with authentication, retries, a body cap, redaction and
-// validation; Check turns any response but the one the spec declares into
-// a typed error. Package wait polls asynchronous requests until they
+// validation, whose methods return an error for every answer but a success
+// the spec declares. Package wait polls asynchronous requests until they
 // finish; package tensorpooltest is an in-memory engine for tests. The
 // README is the guide; this documentation holds the exact rules.
 //
@@ -16,27 +16,44 @@
 // along a redirect elsewhere, even where net/http would keep the header (a
 // subdomain, another port, https to http). Only a GET or HEAD follows
 // redirects: net/http would replay any other method as a GET, so its
-// redirect is the response, an *APIError for Check.
+// redirect is the answer, an *APIError.
 //
 // The key lives only in closures: no value a caller can reach (the client,
 // a response, its request and that request's context, an error) prints it
 // with any fmt verb. Diagnostics (error texts, an error response's body and
 // headers, log lines) show "[REDACTED]" for any printed form of the key (as
 // is, percent-encoded, JSON- or Go-escaped, JSON escapes decoded) and for
-// its start (4 characters or more) ending a text or a JSON string, a key
+// its start (8 characters or more) ending a text or a JSON string, a key
 // cut short; errors.Is still sees the cause of an error so redacted. A
 // successful response reaches the caller as the server sent it, but for an
-// exact echo of the whole key. No URL in an error or a log line shows
-// userinfo.
+// exact echo of the whole key. A key shorter than 8 characters is replaced
+// only where it stands alone (no letter or digit beside it), so that it
+// garbles no word. No URL in an error or a log line shows userinfo.
 //
 // # Errors
 //
-// Check returns an *APIError or a *DecodeError; a request that breaks a
-// constraint of the spec fails before it is sent (ErrInvalidRequest); one
-// that got no response fails with net/http's *url.Error. For the generated
-// parsers, a response's media type is lower-cased, and a JSON 422 that is
-// not FastAPI's validation shape is relabelled text/plain (it would fail to
-// parse and lose its status).
+// A method returns a nil error only for a success status the operation
+// declares, with the declared JSON body if it declares one (its typed
+// field, JSON200 or JSON202, is then set); for "2XX" or, when the operation
+// declares no 2xx, "default", likewise. Every other answer is an error, with
+// a nil response: an *APIError for a status outside 2xx, a *DecodeError for
+// any other 2xx (an undeclared status; a body that is not the declared
+// JSON, is cut short or is too large). A JSON body whose values do not fit
+// the generated types fails in the generated parser, with encoding/json's
+// error. Check applies the same rules to any other client's results.
+//
+// Before sending, a request fails with ErrInvalidRequest, naming what is
+// wrong, when it breaks a constraint of the spec (WithoutClientValidation
+// turns that off) or when a path parameter is empty, "." or "..", or
+// contains '/', '\' or a control character: a value that could address
+// another route (package wait refuses such request ids too). The URL shows
+// an empty, "." or ".." value only as a path that fits no operation (the
+// generated builders resolve dot segments), so a request to such a path
+// is refused too; a "." or ".." in a middle segment that makes the path
+// another operation's cannot be told from that operation, which no
+// operation of the vendored spec allows (TestNoBadIDReachesAnotherRoute).
+// A request that got no response fails with net/http's *url.Error. For the
+// generated parsers, a response's media type is lower-cased.
 //
 // # Retries
 //

@@ -43,12 +43,12 @@ func ExampleIsStatus() {
 	engine.AddStorage(tensorpooltest.Storage{ID: "s-2"})
 	c := inProcess(engine)
 	attach := func(storage, cluster string) error {
-		_, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+		_, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
 			StorageID: storage, ClusterIDs: []string{cluster},
-		}))
+		})
 		return err
 	}
-	_, notFound := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
+	_, notFound := c.GetRequestInfoWithResponse(ctx, "req-unknown")
 
 	fmt.Println(tensorpool.IsStatus(attach("s-2", "c-1"), http.StatusConflict))   // a cluster holds one volume at most
 	fmt.Println(tensorpool.IsStatus(attach("s-2", "c-2"), http.StatusBadRequest)) // a cluster that cannot have storage
@@ -65,9 +65,9 @@ func ExampleIsStatus() {
 // because client-side validation is off, with its field errors in Details.
 func ExampleAPIError_details() {
 	c := inProcess(tensorpooltest.New(), tensorpool.WithoutClientValidation())
-	_, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+	_, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
 		StorageID: "s-1", ClusterIDs: []string{"c-1", "c-2"},
-	}))
+	})
 	var apiErr *tensorpool.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, len(apiErr.Details) > 0, apiErr.Details[0].Loc)
@@ -80,7 +80,7 @@ func ExampleAPIError_details() {
 func ExampleAPIError_retryAfter() {
 	engine := tensorpooltest.New()
 	engine.InjectFault("GET /request/info/{request_id}", 1, tensorpooltest.Fault{Status: http.StatusTooManyRequests, RetryAfter: "3600"})
-	_, err := tensorpool.Check(inProcess(engine).GetRequestInfoWithResponse(ctx, "req-1"))
+	_, err := inProcess(engine).GetRequestInfoWithResponse(ctx, "req-1")
 	var apiErr *tensorpool.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, "retry after", apiErr.RetryAfter)
@@ -114,7 +114,7 @@ func ExampleDecodeError() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = tensorpool.Check(c.StorageDestroyWithResponse(ctx, "s-1"))
+	_, err = c.StorageDestroyWithResponse(ctx, "s-1")
 	var decodeErr *tensorpool.DecodeError
 	if errors.As(err, &decodeErr) {
 		fmt.Println(decodeErr.StatusCode, decodeErr.Method, decodeErr.Path, string(decodeErr.Body))
@@ -137,7 +137,7 @@ func ExampleWithHTTPClient() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	resp, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-1"))
+	resp, err := c.GetRequestInfoWithResponse(ctx, "req-1")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func ExampleWithRequestEditorFn() {
 		fmt.Println(r.Method, r.URL.Path, "authorization:", r.Header.Get("Authorization") != "")
 		return nil
 	}))
-	resp, err := tensorpool.Check(c.StorageDestroyWithResponse(ctx, "s-1"))
+	resp, err := c.StorageDestroyWithResponse(ctx, "s-1")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func ExampleWithoutClientValidation() {
 	_, err := inProcess(engine).StorageAttachWithResponse(ctx, bad)
 	fmt.Println(errors.Is(err, tensorpool.ErrInvalidRequest), engine.Calls("POST /storage/attach"))
 
-	_, err = tensorpool.Check(inProcess(engine, tensorpool.WithoutClientValidation()).StorageAttachWithResponse(ctx, bad))
+	_, err = inProcess(engine, tensorpool.WithoutClientValidation()).StorageAttachWithResponse(ctx, bad)
 	fmt.Println(tensorpool.IsStatus(err, http.StatusUnprocessableEntity), engine.Calls("POST /storage/attach"))
 	// Output:
 	// true 0
@@ -238,7 +238,7 @@ func ExampleWithTimeout() {
 func ExampleWithAPIKey() {
 	engine := tensorpooltest.New()
 	c := inProcess(engine, tensorpool.WithAPIKey(" "+engine.APIKey()+"\n"))
-	_, err := tensorpool.Check(c.GetRequestInfoWithResponse(ctx, "req-unknown"))
+	_, err := c.GetRequestInfoWithResponse(ctx, "req-unknown")
 	fmt.Println(tensorpool.IsStatus(err, http.StatusNotFound)) // authenticated: the request id is what is wrong
 
 	_, err = tensorpool.NewClient(tensorpool.WithAPIKey("tp key"))
@@ -296,7 +296,7 @@ func ExampleAPIError_redirect() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = tensorpool.Check(c.StorageDestroyWithResponse(ctx, "s-1"))
+	_, err = c.StorageDestroyWithResponse(ctx, "s-1")
 	var apiErr *tensorpool.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Method, apiErr.Path, strings.Replace(apiErr.Message, moved.URL, "", 1))

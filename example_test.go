@@ -64,12 +64,12 @@ func ExampleNewClient() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+	resp, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
 		StorageID:  "s-1",
 		ClusterIDs: []string{"c-1"},
-	}))
+	})
 	if err != nil {
-		log.Fatal(err)
+		log.Fatal(err) // every failure is an error: resp.JSON202 is set
 	}
 	fmt.Println(resp.StatusCode(), resp.JSON202.RequestIDs, resp.JSON202.Message)
 	// Output: 202 [req_000001] Storage attachment initiated; attaching restarts all nodes of c-1
@@ -85,9 +85,10 @@ func ExampleNewClient_noKey() {
 	// tensorpool: no API key: set TENSORPOOL_KEY or use WithAPIKey
 }
 
-// Check turns a non-2xx response into an *APIError, which errors.As and
-// IsStatus recognise. This is the README's "Errors".
-func ExampleCheck() {
+// Every answer but a declared success is an error: outside 2xx an
+// *APIError, which errors.As and IsStatus recognise. This is the README's
+// "Errors".
+func Example_errors() {
 	engine := tensorpooltest.New() // stands in for the API: c-1 already has s-1
 	engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 	engine.AddStorage(tensorpooltest.Storage{ID: "s-1", AttachedTo: []string{"c-1"}})
@@ -98,9 +99,9 @@ func ExampleCheck() {
 		log.Fatal(err)
 	}
 
-	_, err = tensorpool.Check(c.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
+	_, err = c.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
 		StorageID: "s-1", ClusterIDs: []string{"c-1"},
-	}))
+	})
 	var apiErr *tensorpool.APIError
 	switch {
 	case tensorpool.IsStatus(err, http.StatusConflict):
@@ -122,7 +123,7 @@ func ExampleAPIError() {
 		log.Fatal(err)
 	}
 
-	_, err = tensorpool.Check(c.StorageDestroyWithResponse(context.Background(), "s-1"))
+	_, err = c.StorageDestroyWithResponse(context.Background(), "s-1")
 	var apiErr *tensorpool.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Method, apiErr.Path)
@@ -174,7 +175,7 @@ func ExampleWithLogger() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	resp, err := tensorpool.Check(c.GetRequestInfoWithResponse(context.Background(), "req-1"))
+	resp, err := c.GetRequestInfoWithResponse(context.Background(), "req-1")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -205,7 +206,29 @@ func ExampleWithRetryPolicy() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	resp, err := tensorpool.Check(c.StorageDestroyWithResponse(context.Background(), "s-1"))
+	resp, err := c.StorageDestroyWithResponse(context.Background(), "s-1")
 	fmt.Println(resp.StatusCode(), err, "after", engine.Calls("DELETE /storage/{storage_id}"), "attempts")
 	// Output: 202 <nil> after 3 attempts
+}
+
+// Check applies the client's response check to a client NewClient did not
+// make: here a bare generated client, whose methods return any answer
+// without an error.
+func ExampleCheck() {
+	engine := tensorpooltest.New() // stands in for the API
+	raw, err := gen.NewClientWithResponses("https://engine.tensorpool.test", gen.WithHTTPClient(engine.HTTPClient()),
+		gen.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+engine.APIKey())
+			return nil
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp, err := raw.StorageDestroyWithResponse(context.Background(), "s-404")
+	fmt.Println(resp.StatusCode(), err, resp.JSON202 == nil)
+	_, err = tensorpool.Check(resp, err)
+	fmt.Println(err)
+	// Output:
+	// 404 <nil> true
+	// tensorpool: DELETE /storage/s-404: 404 Not Found: Storage s-404 not found
 }

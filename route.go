@@ -298,13 +298,18 @@ func (op *operation) success(code int) (declared, jsonOnly bool) {
 func (d *document) operationPath(p string) string {
 	p = strings.TrimSuffix(p, "/")
 	for i := range len(p) {
+		if p[i] != '/' {
+			continue
+		}
+		var best *route // the longest end first, then the most literal segments
 		for _, m := range slices.Sorted(maps.Keys(d.routes)) {
-			if p[i] != '/' {
-				break
+			if rt, _ := d.match(m, p[i:]); rt != nil && rt.literals > 0 && strings.Trim(rt.template, "/") != "" &&
+				(best == nil || rt.literals > best.literals) {
+				best = rt
 			}
-			if rt, _ := d.match(m, p[i:]); rt != nil && rt.literals > 0 && strings.Trim(rt.template, "/") != "" {
-				return m + " " + rt.template
-			}
+		}
+		if best != nil {
+			return best.method + " " + best.template
 		}
 	}
 	return ""

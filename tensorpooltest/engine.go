@@ -120,11 +120,12 @@ func (e *Engine) report(v Violation) {
 	}
 }
 
-// Calls returns how many requests reached the operation op ("METHOD /path",
-// e.g. "GET /request/info/{request_id}", or its operationId), faults
-// included. Retries are counted one by one. Like InjectFault, it panics if
-// the document has no such operation, so a misspelt op cannot pass for an
-// operation never called.
+// Calls returns how many requests reached the operation op, faults
+// included: op is its "METHOD /path" key ("GET /request/info/{request_id}"),
+// its operationId, or its name in gen ("GetRequestInfo"). Retries are
+// counted one by one. Like InjectFault, it panics if the document has no
+// such operation, so a misspelt op cannot pass for an operation never
+// called.
 func (e *Engine) Calls(op string) int {
 	keys := e.spec.keys("Calls", op)
 	e.mu.Lock()

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
@@ -42,9 +41,9 @@ func ExampleNewServer() {
 		srv.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 
-		resp, err := tensorpool.Check(srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
+		resp, err := srv.Client.StorageAttachWithResponse(context.Background(), gen.StorageAttachRestRequest{
 			StorageID: "s-1", ClusterIDs: []string{"c-1"},
-		}))
+		})
 		if err != nil {
 			t.Fatalf("attach: %v", err)
 		}
@@ -111,22 +110,26 @@ func ExampleEngine_HTTPClient() {
 	// Output: 403
 }
 
-// InjectFault scripts the next requests of an operation: here a rate limit,
-// then the normal answer. Client, the production client, retries the 429 as
-// it would against the API; RawClient shows it as sent.
+// InjectFault scripts the next requests of an operation: here rate limits,
+// then the normal answer. Client, the production client, retries a 429 3
+// times as it would against the API, so the 4th is its error; RawClient
+// shows each as sent.
 func ExampleEngine_InjectFault() {
 	runTest(func(t tensorpooltest.TB) {
 		srv := tensorpooltest.NewInProcessServer(t)
 		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-		srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-2"})
 		rateLimit := tensorpooltest.Fault{Status: 429, RetryAfter: "0"}
 
-		srv.Engine.InjectFault("DELETE /storage/{storage_id}", 1, rateLimit)
-		resp, err := tensorpool.Check(srv.Client.StorageDestroyWithResponse(context.Background(), "s-1"))
-		fmt.Println("Client:", resp.StatusCode(), err, "after", srv.Engine.Calls("storage_destroy"), "calls")
+		srv.Engine.InjectFault("StorageDestroy", 1, rateLimit)
+		resp, err := srv.Client.StorageDestroyWithResponse(context.Background(), "s-1")
+		fmt.Println("Client:", resp.StatusCode(), err, "after", srv.Engine.Calls("StorageDestroy"), "calls")
 
-		srv.Engine.InjectFault("DELETE /storage/{storage_id}", 1, rateLimit)
-		raw, err := srv.RawClient.StorageDestroyWithResponse(context.Background(), "s-2")
+		srv.Engine.InjectFault("StorageDestroy", 4, rateLimit)
+		_, err = srv.Client.StorageDestroyWithResponse(context.Background(), "s-1")
+		fmt.Println("Client:", err)
+
+		srv.Engine.InjectFault("StorageDestroy", 1, rateLimit)
+		raw, err := srv.RawClient.StorageDestroyWithResponse(context.Background(), "s-1")
 		if err != nil {
 			t.Fatalf("destroy: %v", err)
 		}
@@ -134,7 +137,22 @@ func ExampleEngine_InjectFault() {
 	})
 	// Output:
 	// Client: 202 <nil> after 2 calls
+	// Client: tensorpool: DELETE /storage/s-1: 429 Too Many Requests: injected fault: 429 Too Many Requests
 	// RawClient: 429 Retry-After: 0
+}
+
+// ClearFaults drops the faults a scenario did not use, before the next.
+func ExampleEngine_ClearFaults() {
+	runTest(func(t tensorpooltest.TB) {
+		srv := tensorpooltest.NewInProcessServer(t)
+		srv.Engine.InjectFault("GetRequestInfo", 5, tensorpooltest.Fault{Status: 503})
+		fmt.Println(srv.Engine.ClearFaults(), "faults dropped")
+		_, err := srv.Client.GetRequestInfoWithResponse(context.Background(), "req_000001")
+		fmt.Println(err)
+	})
+	// Output:
+	// 5 faults dropped
+	// tensorpool: GET /request/info/req_000001: 404 Not Found: Request req_000001 not found
 }
 
 // QueueLifecycles decides how the next asynchronous requests end: here the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 	"github.com/tensorpool/tensorpool-go/wait"
@@ -14,9 +13,9 @@ import (
 // done it. With destroyAndWait, it is the code under test here and the
 // README's "Wait for requests".
 func attachAndWait(ctx context.Context, c *gen.ClientWithResponses, storageID, clusterID string) error {
-	resp, err := tensorpool.Check(c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+	resp, err := c.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
 		StorageID: storageID, ClusterIDs: []string{clusterID},
-	}))
+	})
 	if err != nil {
 		return err
 	}
@@ -27,7 +26,7 @@ func attachAndWait(ctx context.Context, c *gen.ClientWithResponses, storageID, c
 
 // destroyAndWait destroys a volume and waits until it is gone.
 func destroyAndWait(ctx context.Context, c *gen.ClientWithResponses, storageID string) error {
-	resp, err := tensorpool.Check(c.StorageDestroyWithResponse(ctx, storageID))
+	resp, err := c.StorageDestroyWithResponse(ctx, storageID)
 	if err != nil || resp.JSON202.RequestID == nil { // the spec allows null: nothing to wait for
 		return err
 	}

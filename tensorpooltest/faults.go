@@ -47,12 +47,22 @@ type Fault struct {
 	// UnknownStatus replaces the "status" field of the operation's answer
 	// (GET /request/info) with this value, which the spec's enum lacks.
 	UnknownStatus string
+	// NullRequestID sends "request_id": null in the operation's answer
+	// (DELETE /storage/{storage_id}), as the spec allows: the operation
+	// runs as usual, but the caller has no request to wait for.
+	NullRequestID bool
 }
 
 // InjectFault makes the next n requests of operation op misbehave as f
 // says. op is a "METHOD /path" key as in the OpenAPI document (e.g.
-// "POST /storage/attach") or an operationId. Faults queue: a later
-// InjectFault on the same operation acts after the earlier ones are used up.
+// "POST /storage/attach"), an operationId, or the operation's name in gen
+// ("StorageAttach"). Faults queue: a later InjectFault on the same
+// operation acts after the earlier ones are used up; ClearFaults drops them.
+//
+// Server.Client, the production client, absorbs 3 answers in a row of a
+// 429 (and, to a GET, of a 408, 425, 500, 502, 503 or 504), waiting their
+// RetryAfter (see tensorpool.DefaultRetryPolicy): inject 4 to see its
+// *tensorpool.APIError, or send through RawClient.
 // It panics if the document has no such operation, on a negative n, and on a
 // Status outside 400-599 (net/http treats a 1xx as informational, and a 2xx
 // or 3xx with an error body is no fault the API could show).
@@ -70,6 +80,19 @@ func (e *Engine) InjectFault(op string, n int, f Fault) {
 	for range n {
 		e.faults[key] = append(e.faults[key], f)
 	}
+}
+
+// ClearFaults drops every injected fault not yet used, for the next
+// scenario, and returns how many there were.
+func (e *Engine) ClearFaults() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, q := range e.faults {
+		n += len(q)
+	}
+	clear(e.faults)
+	return n
 }
 
 // takeFault pops the next fault of an operation, with e.mu held.
@@ -102,16 +125,16 @@ func (f Fault) result() *result {
 
 // mangle applies the faults that corrupt a normal answer.
 func (f Fault) mangle(res *result) *result {
-	if f.UnknownStatus != "" {
-		var body map[string]any
-		if json.Unmarshal(res.body, &body) == nil {
-			if _, ok := body["status"]; ok {
-				body["status"] = f.UnknownStatus
-				b, _ := json.Marshal(body)
-				res.body = b
-				res.skipValidation = "status value injected by a fault"
-			}
+	var body map[string]any
+	if (f.UnknownStatus != "" || f.NullRequestID) && json.Unmarshal(res.body, &body) == nil {
+		if _, ok := body["status"]; ok && f.UnknownStatus != "" {
+			body["status"] = f.UnknownStatus
+			res.skipValidation = "status value injected by a fault"
 		}
+		if _, ok := body["request_id"]; ok && f.NullRequestID {
+			body["request_id"] = nil // valid where the spec allows it, and validated
+		}
+		res.body, _ = json.Marshal(body)
 	}
 	if f.MalformedJSON {
 		res.body = res.body[:len(res.body)/2]

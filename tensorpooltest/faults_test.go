@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -252,5 +254,75 @@ func TestFaultAnswersAreValidated(t *testing.T) {
 				t.Fatalf("violations %v, want one: the 503 body lacks retry_in (and nothing about Retry-After or the undeclared 502)", v)
 			}
 		})
+	}
+}
+
+// TestNullRequestIDFault: the operation runs, and its 202 carries a null
+// request_id, which the spec allows: the production client takes it, with
+// nothing to wait for, and the answer is validated like any other.
+func TestNullRequestIDFault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, time.Second)))
+		s.Engine.InjectFault("StorageDestroy", 1, tensorpooltest.Fault{NullRequestID: true})
+		resp, err := s.Client.StorageDestroyWithResponse(ctx, "s-1")
+		if err != nil || resp.JSON202 == nil || resp.JSON202.RequestID != nil || !strings.Contains(string(resp.Body), `"request_id":null`) {
+			t.Fatalf("err %v, body %s: want a 202 with a null request_id", err, resp.Body)
+		}
+		time.Sleep(time.Second)
+		if _, ok := s.Engine.Storage("s-1"); ok {
+			t.Error("the destroy did not run")
+		}
+		if v := s.Engine.Violations(); len(v) != 0 {
+			t.Errorf("violations: %v", v)
+		}
+	})
+}
+
+// TestOperationNamesAsGenPrintsThem: every operation's name in gen (the
+// methods of gen.ClientInterface, as its docs print them) is taken wherever
+// the engine takes an operation, beside its key and its operationId.
+func TestOperationNamesAsGenPrintsThem(t *testing.T) {
+	s := seeded(t)
+	it := reflect.TypeFor[gen.ClientInterface]()
+	for i := range it.NumMethod() {
+		name := strings.TrimSuffix(it.Method(i).Name, "WithBody")
+		s.Engine.InjectFault(name, 0, tensorpooltest.Fault{}) // panics on a name it does not take
+		if n := s.Engine.Calls(name); n != 0 {
+			t.Errorf("Calls(%q) = %d", name, n)
+		}
+	}
+	s.Engine.InjectFault("StorageDestroy", 1, tensorpooltest.Fault{Status: 409})
+	wantStatus(t, destroy(t, s, "s-1"), 409)
+	for _, op := range []string{"StorageDestroy", "storage_destroy", "storageDestroy", "DELETE /storage/{storage_id}", "delete /storage/{storage_id}"} {
+		if n := s.Engine.Calls(op); n != 1 {
+			t.Errorf("Calls(%q) = %d, want 1", op, n)
+		}
+	}
+	for _, op := range []string{"GetRequestInfo", "get_request_info", "get_request_info_request_info__request_id__get"} {
+		if n := s.Engine.Calls(op); n != 0 {
+			t.Errorf("Calls(%q) = %d, want 0", op, n)
+		}
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), `no operation "StorageDestroyy"`) {
+			t.Errorf("a misspelt name: %v", r)
+		}
+	}()
+	s.Engine.Calls("StorageDestroyy")
+}
+
+// TestClearFaults: faults not yet used are dropped, and counted.
+func TestClearFaults(t *testing.T) {
+	s := seeded(t)
+	s.Engine.InjectFault("GetRequestInfo", 3, tensorpooltest.Fault{Status: 503})
+	s.Engine.InjectFault("StorageAttach", 1, tensorpooltest.Fault{Status: 500})
+	wantStatus(t, info(t, s, "req_000001"), 503)
+	if n := s.Engine.ClearFaults(); n != 3 {
+		t.Errorf("ClearFaults() = %d, want 3 (2 + 1 unused)", n)
+	}
+	wantStatus(t, info(t, s, "req_000001"), 404)
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 202)
+	if n := s.Engine.ClearFaults(); n != 0 {
+		t.Errorf("ClearFaults() again = %d", n)
 	}
 }

@@ -1,14 +1,10 @@
 package tensorpooltest_test
 
 import (
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
 
@@ -67,26 +63,16 @@ func TestReadmeWaitForRequests(t *testing.T) {
 }
 
 // TestReadmeDestroyWithNullRequestID: the spec allows a destroy's
-// request_id to be null; the README's destroyAndWait then has nothing to
-// wait for and returns nil, without a panic or a poll.
+// request_id to be null (Fault.NullRequestID); the README's destroyAndWait
+// then has nothing to wait for and returns nil, without a panic or a poll.
 func TestReadmeDestroyWithNullRequestID(t *testing.T) {
-	polls := 0
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodDelete {
-			polls++
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusAccepted)
-		_, _ = io.WriteString(w, `{"storage_id":"s-1","request_id":null,"message":"Storage s-1 destroyed"}`)
-	}))
-	defer api.Close()
-	c, err := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test"), tensorpool.WithBaseURL(api.URL))
-	if err != nil {
+	srv := tensorpooltest.NewServer(t)
+	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	srv.Engine.InjectFault("StorageDestroy", 1, tensorpooltest.Fault{NullRequestID: true})
+	if err := destroyAndWait(t.Context(), srv.Client, "s-1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := destroyAndWait(t.Context(), c, "s-1"); err != nil || polls != 0 {
-		t.Fatalf("err %v after %d polls; want nil and none", err, polls)
+	if polls := srv.Engine.Calls("GetRequestInfo"); polls != 0 {
+		t.Fatalf("%d polls; want none", polls)
 	}
 }

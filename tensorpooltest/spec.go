@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
+	"github.com/tensorpool/tensorpool-go/internal/opname"
 )
 
 // spec is a parsed, validated OpenAPI document and the routes of its
@@ -250,9 +251,13 @@ func (s *spec) keys(fn, op string) []string {
 	return keys
 }
 
-// matchesOp reports whether op (a "METHOD /path" key or an operationId)
-// names r.
+// matchesOp reports whether op names r: its "METHOD /path" key (any
+// method case), its operationId, or the Go name gen's docs print for it
+// ("StorageDestroy", "GetRequestInfo": the operationId, FastAPI's default
+// one shortened to the route's name, in any case, without separators).
 func (r *route) matchesOp(op string) bool {
-	return op == r.key || (op != "" && op == r.kr.Operation.OperationID) ||
-		strings.EqualFold(op, r.key) // method case
+	method, path, _ := strings.Cut(r.key, " ")
+	id := r.kr.Operation.OperationID
+	return strings.EqualFold(op, r.key) || op != "" && id != "" &&
+		(op == id || opname.Same(op, id) || opname.Same(op, opname.FastAPI(id, method, path)))
 }

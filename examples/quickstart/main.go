@@ -1,5 +1,5 @@
 // Command quickstart walks the asynchronous TensorPool flow with the real
-// client (tensorpool.NewClient, Check, package wait): attach storage to
+// client (tensorpool.NewClient, package wait): attach storage to
 // clusters and wait for every request, see a 409, destroy a volume and wait,
 // and see what a FAILED request looks like.
 //
@@ -165,7 +165,7 @@ func (d *demo) builtIn(ctx context.Context, inProcess bool) error {
 	}
 
 	d.step(2, "Destroy a volume that is still attached: the API refuses")
-	_, err := tensorpool.Check(d.client.StorageDestroyWithResponse(ctx, "s-datasets"))
+	_, err := d.client.StorageDestroyWithResponse(ctx, "s-datasets")
 	var apiErr *tensorpool.APIError
 	if !errors.As(err, &apiErr) {
 		return fmt.Errorf("destroying an attached volume: want an *APIError, got %v", err)
@@ -232,9 +232,9 @@ func (d *demo) live(ctx context.Context, stdin io.Reader, storage, cluster strin
 func (d *demo) step(n int, title string) { fmt.Fprintf(d.out, "\n%d. %s\n", n, title) }
 
 func (d *demo) attach(ctx context.Context, storage, cluster string) ([]string, error) {
-	resp, err := tensorpool.Check(d.client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
+	resp, err := d.client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
 		StorageID: storage, ClusterIDs: []string{cluster},
-	}))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +245,7 @@ func (d *demo) attach(ctx context.Context, storage, cluster string) ([]string, e
 }
 
 func (d *demo) destroy(ctx context.Context, storage string) error {
-	resp, err := tensorpool.Check(d.client.StorageDestroyWithResponse(ctx, storage))
+	resp, err := d.client.StorageDestroyWithResponse(ctx, storage)
 	if err != nil {
 		return err
 	}
