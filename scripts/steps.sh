@@ -6,6 +6,9 @@
 #
 #   <name>: PASS: 8 steps in 95s
 #   <name>: FAIL: check-vet test (2 of 8 steps failed; 95s)
+#
+# While a step runs, a line says so every STEPS_TICK seconds (default 20):
+# go test prints a package only when it is done, and some take minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 name=$1
@@ -15,7 +18,22 @@ failed=()
 for step in "$@"; do
 	start=$SECONDS
 	echo "== $name: make $step"
-	if "$MAKE" --no-print-directory "$step"; then
+	(
+		trap 'kill "$nap" 2>/dev/null; exit 0' TERM # and its sleep, which holds our stdout
+		while :; do
+			sleep "${STEPS_TICK:-20}" &
+			nap=$!
+			wait "$nap"
+			echo "== $name: make $step: still running ($((SECONDS - start))s)"
+		done
+	) &
+	ticker=$!
+	trap 'kill "$ticker" 2>/dev/null' EXIT
+	"$MAKE" --no-print-directory "$step"
+	rc=$?
+	kill "$ticker" 2>/dev/null
+	wait "$ticker" 2>/dev/null
+	if [ "$rc" -eq 0 ]; then
 		echo "== $name: make $step: ok ($((SECONDS - start))s)"
 	else
 		echo "== $name: make $step: FAILED ($((SECONDS - start))s)"

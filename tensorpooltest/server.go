@@ -33,9 +33,10 @@ type Server struct {
 	// InProcessURL.
 	URL string
 	// Client is the production client, tensorpool.NewClient with the
-	// engine's API key and URL: the retries, client-side validation and
-	// redaction your program gets. Pass it to your code; pass its results
-	// through tensorpool.Check.
+	// engine's API key and URL: the retries, client-side validation,
+	// errors and redaction your program gets. Pass it to your code. It
+	// absorbs up to 3 retryable answers in a row (a 429, say): see
+	// Engine.InjectFault.
 	Client *gen.ClientWithResponses
 	// RawClient is a bare generated client for URL that adds the engine's
 	// API key and nothing else (no retries, no validation), to see the

@@ -64,11 +64,15 @@
 //     nil response without an error is ErrBrokenClient.
 //   - A status outside the spec's enum is ErrUnknownStatus unless
 //     WithUnknownStatusAsRunning; RETRYING is polled on.
-//   - An id that could address another route is ErrInvalidRequestID.
+//   - An id that could address another route is ErrInvalidRequestID,
+//     before anything is sent: the rule of every path parameter of
+//     tensorpool.NewClient's client, whatever client polls.
 //   - When ctx ends, the error wraps ctx's error and names the last status
 //     and failure seen; an answer arriving as ctx ends is still used.
 //
-// Every answer goes through tensorpool.Check (one response check); server
+// Every answer goes through tensorpool.Check, the client's own response
+// check, through whatever client (tensorpool.NewClient's hands wait each
+// answer as it came, for that); server
 // text in errors and Updates is cleaned (control characters escaped, 1 KiB
 // per field), with a raw gen client too. Through tensorpool.NewClient's
 // client, errors show no form of the API key; an Update's Message and Info

@@ -84,3 +84,22 @@ func TestCheckNeedsOnlyGo(t *testing.T) {
 		}
 	}
 }
+
+// TestStepsShowsProgress: while a step runs, steps.sh says so every
+// STEPS_TICK seconds (20 by default: make check stays silent no longer).
+func TestStepsShowsProgress(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "make")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nsleep 0.7\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts", "steps.sh"), "check", "slow")
+	cmd.Env = append(os.Environ(), "MAKE="+fake, "STEPS_TICK=0.2")
+	out, err := cmd.CombinedOutput()
+	if n := strings.Count(string(out), "== check: make slow: still running"); err != nil || n < 2 || n > 4 {
+		t.Errorf("err %v, %d progress lines, want 2 to 4 in 0.7 s:\n%s", err, n, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "scripts", "steps.sh")); !strings.Contains(string(b), "${STEPS_TICK:-20}") {
+		t.Error("steps.sh's default tick is not 20 s")
+	}
+}
