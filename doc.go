@@ -46,14 +46,13 @@
 // wrong, when it breaks a constraint of the spec (WithoutClientValidation
 // turns that off) or when a path parameter is empty, "." or "..", or
 // contains '/', '\' or a control character: a value that could address
-// another route (package wait refuses such request ids too). The URL shows
-// an empty, "." or ".." value only as a path that fits no operation (the
-// generated builders resolve dot segments), so a request to such a path
-// is refused too; a "." or ".." in a middle segment that makes the path
-// another operation's cannot be told from that operation, which no
-// operation of the vendored spec allows (TestNoBadIDReachesAnotherRoute).
-// A request that got no response fails with net/http's *url.Error. For the
-// generated parsers, a response's media type is lower-cased.
+// another route (package wait refuses such request ids too). The generated
+// builders resolve dot segments, so the client sees an empty, "." or ".."
+// value only in the path it makes: one that fits no operation (refused), or
+// another operation's (GET /items/ for GET /items/{id} with ""), which it
+// tells apart by the generated method that sends the request. A request
+// that got no response fails with net/http's *url.Error. For the generated
+// parsers, a response's media type is lower-cased.
 //
 // # Retries
 //

@@ -5,12 +5,16 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/internal/mediatype"
+	"github.com/tensorpool/tensorpool-go/internal/opname"
 	"github.com/tensorpool/tensorpool-go/internal/pathparam"
 )
 
@@ -20,6 +24,7 @@ import (
 type document struct {
 	routes  map[string][]*route // by method (upper case, as net/http's), templates sorted
 	schemas map[string]*schema
+	byName  map[string]*route // by opname.Key of the operationId and of FastAPI's route name in it; nil if not one
 }
 
 // route is one operation: its method and path template.
@@ -28,6 +33,7 @@ type route struct {
 	segs             []segment // the template's segments, after its leading '/'
 	literals         int       // literal segments: the more, the better a match
 	op               *operation
+	ambiguous        bool // a "", "." or ".." parameter of another route can reach it
 }
 
 // segment is a literal segment of a template (name == ""), or one holding a
@@ -40,7 +46,8 @@ type segment struct {
 
 // operation is what the client reads of an OpenAPI operation.
 type operation struct {
-	Parameters []struct {
+	OperationID string
+	Parameters  []struct {
 		Name, In string
 		Schema   *schema
 	}
@@ -69,14 +76,17 @@ func loadDocument(b []byte) *document {
 		}
 	}
 	_ = json.Unmarshal(b, &raw)
-	d := &document{routes: map[string][]*route{}, schemas: raw.Components.Schemas}
+	d := &document{routes: map[string][]*route{}, schemas: raw.Components.Schemas, byName: map[string]*route{}}
 	for _, tmpl := range slices.Sorted(maps.Keys(raw.Paths)) {
 		for method, rawOp := range raw.Paths[tmpl] {
 			if m := strings.ToUpper(method); isMethod(m) && strings.HasPrefix(tmpl, "/") {
 				op := new(operation)
 				if json.Unmarshal(rawOp, op) != nil { // validation checks nothing there; the responses still count
 					*op = operation{}
-					_ = json.Unmarshal(rawOp, &struct{ Responses *map[string]*response }{&op.Responses})
+					_ = json.Unmarshal(rawOp, &struct {
+						OperationID *string
+						Responses   *map[string]*response
+					}{&op.OperationID, &op.Responses})
 				}
 				for code, r := range op.Responses {
 					for n := 0; r != nil && r.Ref != "" && n < 8; n++ { // a $ref (at most 8 deep)
@@ -84,10 +94,20 @@ func loadDocument(b []byte) *document {
 					}
 					op.Responses[code] = r
 				}
-				d.routes[m] = append(d.routes[m], newRoute(m, tmpl, op))
+				rt := newRoute(m, tmpl, op)
+				d.routes[m] = append(d.routes[m], rt)
+				for _, name := range []string{op.OperationID, opname.FastAPI(op.OperationID, m, tmpl)} {
+					if k := opname.Key(name); k != "" {
+						if other, seen := d.byName[k]; seen && other != rt {
+							rt = nil // two operations: the name tells them apart no more
+						}
+						d.byName[k] = rt
+					}
+				}
 			}
 		}
 	}
+	d.markAmbiguous()
 	return d
 }
 
@@ -178,21 +198,25 @@ func unescape(s string) string {
 
 // find returns the route of an HTTP request and its path parameters' values,
 // or an ErrInvalidRequest error: the id rule (internal/pathparam) refuses a
-// value, or the path fits no template, which the generated request builders
-// can only send when a value was "", "." or ".." (url.Parse resolves dot
-// segments). basePath is the base URL's.
+// value, or the path is one the generated request builders can only send
+// when a value was "", "." or ".." (url.Parse resolves dot segments): it
+// fits no template, or it fits one that such a value of another could
+// reach (ambiguous), and the generated method that sent it is that other
+// one's. basePath is the base URL's.
 func (d *document) find(req *http.Request, basePath string) (*route, []string, error) {
 	p, ok := strings.CutPrefix(req.URL.EscapedPath(), basePath)
 	if !ok || !strings.HasPrefix(p, "/") {
 		p = "" // above the base URL: ".." in a parameter
 	}
 	rt, vals := d.match(req.Method, p)
-	if rt == nil {
-		name, why := d.resolvedAway(req.Method, p), `is "", "." or "..", which address another path`
-		if name == "" {
-			name, why = "path", "it matches no operation of the API spec, so a path parameter was empty, \".\" or \"..\""
+	if rt == nil || rt.ambiguous {
+		if sender := d.sender(); rt == nil || sender != nil && sender != rt {
+			name, why := "path", "it matches no operation of the API spec, so a path parameter was empty, \".\" or \"..\""
+			if n := d.resolvedAway(req.Method, p, sender); n != "" {
+				name, why = n, `is "", "." or "..", which address another path`
+			}
+			return nil, nil, &invalidRequest{req.Method, req.URL.EscapedPath(), name, why}
 		}
-		return nil, nil, &invalidRequest{req.Method, req.URL.EscapedPath(), name, why}
 	}
 	i := 0
 	for _, sg := range rt.segs {
@@ -208,19 +232,19 @@ func (d *document) find(req *http.Request, basePath string) (*route, []string, e
 	return rt, vals, nil
 }
 
-// resolvedAway names the parameter of a template of method that, as "", "."
-// or "..", gives the escaped path p once dot segments are resolved (RFC 3986
-// section 5.2.4), or returns "".
-func (d *document) resolvedAway(method, p string) string {
+// resolvedAway names the parameter that, as "", "." or "..", makes a
+// template of method (of sender, if not nil) the escaped path p once dot
+// segments are resolved, or returns "".
+func (d *document) resolvedAway(method, p string, sender *route) string {
 	if p == "" {
 		return ""
 	}
 	got := strings.Split(p[1:], "/")
 	for _, rt := range d.routes[method] {
-		for i, bad := range rt.segs {
+		for i, sg := range rt.segs {
 			for _, v := range []string{"", ".", ".."} {
-				if bad.name != "" && !bad.multi && rt.resolves(i, bad.prefix+v+bad.suffix, got) {
-					return bad.name
+				if want := rt.resolved(i, v); (sender == nil || sender == rt) && len(want) == len(got) && fitsAll(want, got) {
+					return sg.name
 				}
 			}
 		}
@@ -228,35 +252,92 @@ func (d *document) resolvedAway(method, p string) string {
 	return ""
 }
 
-// resolves reports whether the template, with segment i as v and its other
-// parameters any non-empty text, resolves to the segments got.
-func (rt *route) resolves(i int, v string, got []string) bool {
-	var want []*segment // nil stands for an empty segment
-	for j := range rt.segs {
-		last := j == len(rt.segs)-1
-		switch {
-		case j != i:
-			want = append(want, &rt.segs[j])
-		case v == ".." && len(want) > 0:
-			want = want[:len(want)-1]
-			fallthrough
-		case v == "." || v == "..":
-			if last {
-				want = append(want, nil) // "/a/." is "/a/"
-			}
-		default:
-			want = append(want, &segment{prefix: v})
-		}
-	}
-	if len(want) != len(got) {
-		return false
-	}
-	for j, sg := range want {
-		if sg == nil && got[j] != "" || sg != nil && !sg.matches(got[j]) {
+func fitsAll(want []segment, got []string) bool {
+	for j, w := range want {
+		if !w.matches(got[j]) {
 			return false
 		}
 	}
 	return true
+}
+
+// resolved returns the template's segments, parameter i (if one) as v and
+// dot segments resolved (RFC 3986 section 5.2.4), as the generated
+// builders send them; nil if segment i holds no parameter.
+func (rt *route) resolved(i int, v string) []segment {
+	sg := rt.segs[i]
+	if sg.name == "" || sg.multi {
+		return nil
+	}
+	var out []segment
+	for j := range rt.segs {
+		switch last, v := j == len(rt.segs)-1, sg.prefix+v+sg.suffix; {
+		case j != i:
+			out = append(out, rt.segs[j])
+		case v == "." || v == "..":
+			if v == ".." && len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last { // "/a/." is "/a/"
+				out = append(out, segment{})
+			}
+		default:
+			out = append(out, segment{prefix: v})
+		}
+	}
+	return out
+}
+
+// markAmbiguous marks each route that a "", "." or ".." value of another
+// route's parameter could reach: only the sender tells them apart.
+func (d *document) markAmbiguous() {
+	for _, routes := range d.routes {
+		for _, a := range routes {
+			for i := range a.segs {
+				for _, v := range []string{"", ".", ".."} {
+					want := a.resolved(i, v)
+					for _, b := range routes {
+						if want != nil && b != a && len(b.segs) == len(want) && overlaps(want, b.segs) {
+							b.ambiguous = true
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// overlaps reports whether one path could be an instance of both segment
+// lists.
+func overlaps(a, b []segment) bool {
+	for j := range a {
+		x, y := a[j], b[j]
+		if x.name == "" && !x.multi && !y.matches(x.prefix) || y.name == "" && !y.multi && !x.matches(y.prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// genClient prefixes the names of gen.Client's methods on the stack.
+var genClient = reflect.TypeFor[gen.Client]().PkgPath() + ".(*Client)."
+
+// sender returns the route of the generated method (gen.Client's) that
+// sends the request up the stack, or nil if none or not known.
+func (d *document) sender() *route {
+	var pcs [8]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
+	for f, more := frames.Next(); ; f, more = frames.Next() {
+		if name, ok := strings.CutPrefix(f.Function, genClient); ok {
+			if i := strings.LastIndex(name, "With"); d.byName[opname.Key(name)] == nil && i > 0 && strings.HasSuffix(name, "Body") {
+				name = name[:i] // XWithBody, XWithFormdataBody: X's variants
+			}
+			return d.byName[opname.Key(name)]
+		}
+		if !more {
+			return nil
+		}
+	}
 }
 
 // success returns how the operation declares status code, a 2xx: whether

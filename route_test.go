@@ -2,8 +2,12 @@ package tensorpool
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,41 +98,60 @@ func TestResolvedAway(t *testing.T) {
 	}
 }
 
-// TestNoBadIDReachesAnotherRoute: in the vendored spec, no value the id
-// rule refuses could reach another operation even if it were sent: each
-// one's path, dot segments resolved, fits no template. (A spec with
-// "/a/{x}/b" beside "/a/b" would break this; the client could not tell the
-// two apart from the URL.)
-func TestNoBadIDReachesAnotherRoute(t *testing.T) {
-	doc := spec()
-	for method, routes := range doc.routes {
-		for _, rt := range routes {
-			for i, sg := range rt.segs {
-				if sg.name == "" {
-					continue
-				}
-				for _, v := range []string{"", ".", ".."} {
-					p := "/" + strings.Join(append(append(placeholders(rt.segs[:i]), sg.prefix+v+sg.suffix), placeholders(rt.segs[i+1:])...), "/")
-					u, _ := (&url.URL{Scheme: "https", Host: "x", Path: "/"}).Parse("." + p)
-					if other, _ := doc.match(method, u.EscapedPath()); other != nil {
-						t.Errorf("%s %s with %s = %q is sent to %s %s", method, rt.template, sg.name, v, method, other.template)
+// TestEveryPathParameterKeepsTheIDRule: every generated method, through
+// NewClient, refuses every value the id rule refuses in each of its path
+// parameters, naming it, and sends nothing: whatever operations the spec
+// has, even where such a value would make the path another operation's
+// (FastAPI's GET /items/ beside GET /items/{id}). A method that panics on
+// placeholder arguments fails its own subtest only.
+func TestEveryPathParameterKeepsTheIDRule(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 500, nil, ""), nil }}
+	c := fakeClient(t, f).ClientInterface.(*gen.Client)
+	v := reflect.ValueOf(c)
+	for i := range v.NumMethod() {
+		m := v.Type().Method(i)
+		ft := m.Type // In(0) is the receiver, In(1) the context
+		var params []int
+		for j := 2; j < ft.NumIn() && ft.In(j).Kind() == reflect.String; j++ {
+			params = append(params, j) // the path parameters lead, as strings
+		}
+		if strings.Contains(m.Name, "With") && strings.HasSuffix(m.Name, "Body") && len(params) > 0 {
+			params = params[:len(params)-1] // the content type
+		}
+		for _, j := range params {
+			for bad := range badIDs {
+				t.Run(fmt.Sprintf("%s/arg%d=%q", m.Name, j-1, bad), func(t *testing.T) {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Fatalf("gen.Client.%s panicked: %v", m.Name, r)
+						}
+					}()
+					args := []reflect.Value{reflect.ValueOf(bg)}
+					for k := 2; k < ft.NumIn(); k++ {
+						switch in := ft.In(k); {
+						case k == j:
+							args = append(args, reflect.ValueOf(bad).Convert(in))
+						case slices.Contains(params, k):
+							args = append(args, reflect.ValueOf(fmt.Sprintf("p-%d", k)).Convert(in))
+						case ft.IsVariadic() && k == ft.NumIn()-1:
+						case in.Kind() == reflect.String:
+							args = append(args, reflect.ValueOf("application/json").Convert(in))
+						case in == reflect.TypeFor[io.Reader]():
+							args = append(args, reflect.ValueOf(io.Reader(strings.NewReader("{}"))))
+						default:
+							args = append(args, reflect.New(in).Elem())
+						}
 					}
-				}
+					n := f.n()
+					out := v.Method(i).Call(args)
+					err, _ := out[1].Interface().(error)
+					if !errors.Is(err, ErrInvalidRequest) || f.n() != n {
+						t.Errorf("err %v, %d sent: want ErrInvalidRequest and nothing sent", err, f.n()-n)
+					}
+				})
 			}
 		}
 	}
-}
-
-func placeholders(segs []segment) []string {
-	var out []string
-	for _, sg := range segs {
-		if sg.name != "" {
-			out = append(out, sg.prefix+"p"+sg.suffix)
-		} else {
-			out = append(out, sg.prefix)
-		}
-	}
-	return out
 }
 
 // TestBaseURLNamingAnOperation: a base URL whose path ends in an operation's
@@ -152,5 +175,42 @@ func TestBaseURLNamingAnOperation(t *testing.T) {
 		case op != "" && (err == nil || !strings.Contains(err.Error(), "("+op+")") || strings.Contains(err.Error(), "secretish") || strings.Contains(err.Error(), "s-1")):
 			t.Errorf("%s: %v, want a refusal naming %s, not the URL", base, err, op)
 		}
+	}
+}
+
+// TestAmbiguousPathToldApartBySender: where an empty, "." or ".." id
+// makes a path that another operation has (DELETE /storage/ beside DELETE
+// /storage/{storage_id}), the generated method that sent it tells them
+// apart: gen's StorageDestroy with "" is refused; the same request sent by
+// another caller is that other operation's, and goes.
+func TestAmbiguousPathToldApartBySender(t *testing.T) {
+	doc := loadDocument([]byte(`{"paths":{
+		"/storage/{storage_id}":{"delete":{"operationId":"storage_destroy","responses":{"202":{}}}},
+		"/storage/":{"delete":{"operationId":"storage_destroy_all","responses":{"202":{}}}},
+		"/request/info/{request_id}":{"get":{"operationId":"get_request_info_request_info__request_id__get"}},
+		"/request/":{"get":{"operationId":"list_requests"}}}}`))
+	if rt, _ := doc.match("DELETE", "/storage/"); rt == nil || !rt.ambiguous {
+		t.Fatal("DELETE /storage/ is not marked ambiguous")
+	}
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, ""), nil }}
+	c := fakeClient(t, f)
+	doerOf(c).doc = doc
+	for _, id := range []string{"", "."} {
+		if _, err := c.StorageDestroy(bg, id); !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "invalid storage_id") {
+			t.Errorf("StorageDestroy(%q): %v", id, err)
+		}
+	}
+	if _, err := c.GetRequestInfo(bg, ".."); !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "invalid request_id") {
+		t.Errorf("GetRequestInfo(\"..\"): %v", err) // /request/info/.. is /request/
+	}
+	if f.n() != 0 {
+		t.Fatalf("%d sent", f.n())
+	}
+	req, _ := http.NewRequest(http.MethodDelete, "https://engine.test/storage/", nil)
+	if _, err := doerOf(c).Do(req); err != nil || f.n() != 1 {
+		t.Errorf("DELETE /storage/ from another caller: %v, %d sent", err, f.n())
+	}
+	if _, err := c.StorageDestroy(bg, "s-1"); err != nil || f.n() != 2 {
+		t.Errorf("StorageDestroy(s-1): %v", err)
 	}
 }

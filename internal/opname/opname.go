@@ -24,9 +24,11 @@ func FastAPI(id, method, path string) string {
 
 // Same reports whether a and b are one name but for case and separators:
 // "StorageDestroy", "storage_destroy" and "storage-destroy" are one.
-func Same(a, b string) bool { return squash(a) == squash(b) }
+func Same(a, b string) bool { return Key(a) == Key(b) }
 
-func squash(s string) string {
+// Key is s without case or separators: one key for every spelling Same
+// takes for one name.
+func Key(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
