@@ -442,8 +442,13 @@ func TestInvalidIDsRejectedBeforeAnyRequest(t *testing.T) {
 		f := newFake()
 		p := f.poller(t, 0)
 		for _, id := range []string{"", ".", "..", "../x", "a/b", "/", "..\\x", "a\\b", "x\n", "x\x00", "x\x7f"} {
-			if _, err := p.Wait(t.Context(), id); !errors.Is(err, ErrInvalidRequestID) {
-				t.Errorf("Wait(%q) = %v; want ErrInvalidRequestID", id, err)
+			if _, err := p.Wait(t.Context(), id); !errors.Is(err, ErrInvalidRequestID) || !errors.Is(err, tensorpool.ErrInvalidRequest) {
+				t.Errorf("Wait(%q) = %v; want ErrInvalidRequestID, which is a tensorpool.ErrInvalidRequest", id, err)
+			}
+			// the client's rule, the same: through NewClient, GetRequestInfo refuses the id too
+			c, _ := tensorpool.NewClient(tensorpool.WithAPIKey("tp-test-key"), tensorpool.WithBaseURL("http://127.0.0.1:1"))
+			if _, err := c.GetRequestInfo(t.Context(), id); !errors.Is(err, tensorpool.ErrInvalidRequest) {
+				t.Errorf("the client sends %q, which wait refuses: %v", id, err)
 			}
 			if s, err := p.Step(t.Context(), id, nil); !errors.Is(err, ErrInvalidRequestID) || s == nil {
 				t.Errorf("Step(%q) = %v, %v; want ErrInvalidRequestID", id, s, err)
