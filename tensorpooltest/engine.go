@@ -60,8 +60,8 @@ type Engine struct {
 }
 
 // New returns an engine with no storage volumes, clusters or requests. It
-// panics if the OpenAPI document (see WithSpec) does not load: the vendored
-// one always does.
+// panics if the OpenAPI document (see WithSpec) does not load or an
+// operation it models is invalid: the vendored one always loads.
 func New(opts ...Option) *Engine {
 	c := config{apiKey: DefaultAPIKey, lifecycle: DefaultLifecycle(), retryAfter: 2 * time.Second}
 	for _, o := range opts {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -19,11 +20,13 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/opname"
 )
 
-// spec is a parsed, validated OpenAPI document and the routes of its
-// operations. It is read-only once built, so engines share it.
+// spec is a parsed OpenAPI document, the routes of its operations and what
+// its validation found outside the operations the engine models. It is
+// read-only once built, so engines share it.
 type spec struct {
-	doc    *openapi3.T
-	routes []*route // in kin-openapi's matching order: literal segments first
+	doc      *openapi3.T
+	routes   []*route // in kin-openapi's matching order: literal segments first
+	problems []error
 }
 
 // route is one operation of the document.
@@ -64,10 +67,30 @@ func buildSpec(data []byte) (*spec, error) {
 		return nil, fmt.Errorf("tensorpooltest: loading OpenAPI document: %w", err)
 	}
 	original := mergeTemplateTwins(doc)
-	if err := doc.Validate(context.Background()); err != nil {
-		return nil, fmt.Errorf("tensorpooltest: invalid OpenAPI document: %w", err)
-	}
 	s := &spec{doc: doc}
+	// Only what the engine serves must be valid, and only as far as serving
+	// needs: kin-openapi's options drop examples and defaults, which the
+	// engine never reads. The rest of a real document is reported
+	// (Engine.SpecProblems), not refused: what those options cannot cover
+	// (vendor keywords beside schema keywords, which AllowExtraSiblingFields
+	// would need named in advance; an undefined security scheme; an empty
+	// info.version) as much as what they can.
+	opts := []openapi3.ValidationOption{openapi3.EnableMultiError()}
+	if doc.IsOpenAPI31OrLater() {
+		opts = append(opts, openapi3.IsOpenAPI31OrLater()) // doc.Validate knows it; an operation's does not
+	}
+	for key := range handlers() {
+		method, path, _ := strings.Cut(key, " ")
+		if item := doc.Paths.Value(path); item != nil && item.GetOperation(method) != nil {
+			if err := item.GetOperation(method).Validate(context.Background(), append(opts,
+				openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation())...); err != nil {
+				return nil, fmt.Errorf("tensorpooltest: invalid operation %s: %w", key, err)
+			}
+		}
+	}
+	if err := doc.Validate(context.Background(), opts...); err != nil {
+		s.problems = flatten(err)
+	}
 	// The engine routes by path only, whatever host it is reached at:
 	// kin-openapi's routers match doc.servers, which upstream leaves empty
 	// and a test server's URL could never be in anyway.
@@ -261,3 +284,21 @@ func (r *route) matchesOp(op string) bool {
 	return strings.EqualFold(op, r.key) || op != "" && id != "" &&
 		(op == id || opname.Same(op, id) || opname.Same(op, opname.FastAPI(id, method, path)))
 }
+
+// flatten lists the members of every openapi3.MultiError in err.
+func flatten(err error) []error {
+	var me openapi3.MultiError
+	if !errors.As(err, &me) {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range me {
+		out = append(out, flatten(e)...)
+	}
+	return out
+}
+
+// SpecProblems returns what validation found wrong in the engine's OpenAPI
+// document outside the operations it models, which New tolerates (those
+// operations answer 501 anyway): for a test to read, or to require none.
+func (e *Engine) SpecProblems() []error { return slices.Clone(e.spec.problems) }

@@ -112,3 +112,74 @@ func TestTemplateTwinsLoad(t *testing.T) {
 		t.Errorf("the seed operation DELETE /storage/{storage_id}: %d %s, want 202", status, body)
 	}
 }
+
+// TestDocumentProblemsOutsideTheModelAreTolerated: what real documents hold
+// outside the operations the engine models (vendor keywords beside schema
+// keywords, as pydantic writes them; a default off its schema; summary in a
+// schema; description on a media type; an undefined security scheme; an
+// empty info.version) is reported, never a panic; the seed flow still runs.
+// A problem in an operation the engine models is New's panic, naming it.
+func TestDocumentProblemsOutsideTheModelAreTolerated(t *testing.T) {
+	doc := specWith(t, func(doc map[string]any) {
+		obj(doc["info"])["version"] = ""
+		obj(doc["paths"])["/other/{id}"] = map[string]any{"get": map[string]any{
+			"operationId": "other",
+			"security":    []any{map[string]any{"Undefined": []any{}}},
+			"parameters":  []any{map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}}},
+			"responses": map[string]any{"200": map[string]any{"description": "ok", "content": map[string]any{"application/json": map[string]any{
+				"description": "on a media type",
+				"schema": map[string]any{"type": "object", "summary": "in a schema", "pydanticVendorKeyword": true,
+					"properties": map[string]any{"n": map[string]any{"type": "integer", "default": "not a number"}}},
+			}}}},
+		}}
+	})
+	s := seeded(t, tensorpooltest.WithSpec(doc))
+	problems := fmt.Sprint(s.Engine.SpecProblems())
+	for _, want := range []string{"version", "Undefined", "not a number"} { // kin-openapi names the first problem of a part
+		if !strings.Contains(problems, want) {
+			t.Errorf("SpecProblems() = %s, lacks %q", problems, want)
+		}
+	}
+	wantStatus(t, attach(t, s, "s-1", "c-1"), 202)
+	if status, _ := raw(t, s, "GET", "/other/x", "", ""); status != 403 { // its scheme is unknown: no key passes
+		t.Errorf("GET /other/x: %d, want 403", status)
+	}
+	if p := tensorpooltest.New().SpecProblems(); len(p) != 0 {
+		t.Errorf("the vendored document has problems: %v", p)
+	}
+
+	broken := specWith(t, func(doc map[string]any) {
+		obj(obj(obj(doc["paths"])["/storage/attach"])["post"])["responses"] = map[string]any{"202": map[string]any{"description": "ok",
+			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object", "oddKeyword": 1}}}}}
+	})
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "POST /storage/attach") {
+			t.Errorf("a problem in a modelled operation: %v, want New's panic naming it", r)
+		}
+	}()
+	tensorpooltest.New(tensorpooltest.WithSpec(broken))
+}
+
+// TestOpenAPI30Loads: a 3.0 document (nullable: true, no type arrays), as
+// many real ones are, serves the seed flow.
+func TestOpenAPI30Loads(t *testing.T) {
+	doc := strings.NewReplacer(`"openapi": "3.1.0"`, `"openapi": "3.0.3"`,
+		`"anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]`, `"type": "string", "nullable": true`).Replace(string(tensorpool.OpenAPIDocument()))
+	if !strings.Contains(doc, `"3.0.3"`) || strings.Contains(doc, `"null"`) {
+		t.Fatalf("the vendored document's layout changed; the 3.0 version of it is not 3.0:\n%s", doc)
+	}
+	s := seeded(t, tensorpooltest.WithSpec([]byte(doc)))
+	if p := s.Engine.SpecProblems(); len(p) != 0 {
+		t.Errorf("problems: %v", p)
+	}
+	resp := destroy(t, s, "s-1")
+	wantStatus(t, resp, 202)
+	wantStatus(t, info(t, s, *resp.JSON202.RequestID), 200)
+}
