@@ -81,11 +81,7 @@ func TestAPIErrorFields(t *testing.T) {
 // a nil error only with the declared success's typed body; every other
 // answer is an *APIError or a *DecodeError, and a nil response.
 func TestEveryFailureIsAnError(t *testing.T) {
-	type answer struct {
-		code        int
-		ctype, body string
-	}
-	var next answer
+	var next answerOf
 	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
 		return reply(r, next.code, http.Header{"Content-Type": {next.ctype}}, next.body), nil
 	}}
@@ -93,29 +89,29 @@ func TestEveryFailureIsAnError(t *testing.T) {
 	raw, _ := gen.NewClientWithResponses("https://engine.test", gen.WithHTTPClient(&http.Client{Transport: f}))
 	for _, tc := range []struct {
 		name string
-		answer
+		answerOf
 		destroy bool   // DELETE /storage/s-1, else POST /storage/attach
 		status  int    // the *APIError's, or 0 for a *DecodeError
 		want    string // in the error's text
 	}{
-		{"409", answer{409, "application/json", `{"detail":"Cluster already has storage attached"}`}, false, 409,
+		{"409", answerOf{409, "application/json", `{"detail":"Cluster already has storage attached"}`}, false, 409,
 			"tensorpool: POST /storage/attach: 409 Conflict: Cluster already has storage attached"},
-		{"409 on destroy", answer{409, "application/json", `{"detail":"Deletion protection enabled"}`}, true, 409, "Deletion protection enabled"},
-		{"404 without a body", answer{404, "", ""}, true, 404, "tensorpool: DELETE /storage/s-1: 404 Not Found"},
-		{"422", answer{422, "application/json", `{"detail":[{"loc":["body","cluster_ids"],"msg":"List should have at most 1 item","type":"too_long"}]}`}, false, 422,
+		{"409 on destroy", answerOf{409, "application/json", `{"detail":"Deletion protection enabled"}`}, true, 409, "Deletion protection enabled"},
+		{"404 without a body", answerOf{404, "", ""}, true, 404, "tensorpool: DELETE /storage/s-1: 404 Not Found"},
+		{"422", answerOf{422, "application/json", `{"detail":[{"loc":["body","cluster_ids"],"msg":"List should have at most 1 item","type":"too_long"}]}`}, false, 422,
 			"body.cluster_ids: List should have at most 1 item"},
-		{"422 whose detail is a string", answer{422, "application/json", `{"detail":"cluster c-1 is not eligible"}`}, false, 422, "cluster c-1 is not eligible"},
-		{"500 as HTML", answer{500, "text/html", "<h1>oops</h1>"}, true, 500, "500 Internal Server Error"},
-		{"302 not followed", answer{302, "", ""}, false, 302, "302 Found"},
-		{"200 where 202 is declared", answer{200, "application/json", attachOK}, false, 0, "status 200 is not a success the API spec declares"},
-		{"204 where 202 is declared", answer{204, "", ""}, true, 0, "status 204 is not a success"},
-		{"202 as text/plain", answer{202, "text/plain", "accepted"}, true, 0, "the body is not the JSON the API spec declares"},
-		{"202 with no body", answer{202, "", ""}, true, 0, "the body is not the JSON the API spec declares"},
-		{"202 labelled JSON, empty", answer{202, "application/json", ""}, false, 0, "unexpected end of JSON input"},
-		{"202 cut short", answer{202, "application/json", `{"storage_id":"s-1",}`}, true, 0, "invalid character '}'"},
+		{"422 whose detail is a string", answerOf{422, "application/json", `{"detail":"cluster c-1 is not eligible"}`}, false, 422, "cluster c-1 is not eligible"},
+		{"500 as HTML", answerOf{500, "text/html", "<h1>oops</h1>"}, true, 500, "500 Internal Server Error"},
+		{"302 not followed", answerOf{302, "", ""}, false, 302, "302 Found"},
+		{"200 where 202 is declared", answerOf{200, "application/json", attachOK}, false, 0, "status 200 is not a success the API spec declares"},
+		{"204 where 202 is declared", answerOf{204, "", ""}, true, 0, "status 204 is not a success"},
+		{"202 as text/plain", answerOf{202, "text/plain", "accepted"}, true, 0, "the body is not the JSON the API spec declares"},
+		{"202 with no body", answerOf{202, "", ""}, true, 0, "the body is not the JSON the API spec declares"},
+		{"202 labelled JSON, empty", answerOf{202, "application/json", ""}, false, 0, "unexpected end of JSON input"},
+		{"202 cut short", answerOf{202, "application/json", `{"storage_id":"s-1",}`}, true, 0, "invalid character '}'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			next = tc.answer
+			next = tc.answerOf
 			var err error
 			if tc.destroy {
 				var r *gen.StorageDestroyResponse
@@ -153,16 +149,16 @@ func TestEveryFailureIsAnError(t *testing.T) {
 		})
 	}
 	// successes: the typed body, and Check passes them through
-	next = answer{202, "application/json", attachOK}
+	next = answerOf{202, "application/json", attachOK}
 	if r, err := Check(c.StorageAttachWithResponse(bg, attachBody)); err != nil || r.JSON202 == nil || r.JSON202.RequestIDs[0] != "r-1" {
 		t.Errorf("202: %v", err)
 	}
-	next = answer{202, "Application/JSON; charset=utf-8", destroyOK}
+	next = answerOf{202, "Application/JSON; charset=utf-8", destroyOK}
 	if r, err := c.StorageDestroyWithResponse(bg, "s-1"); err != nil || r.JSON202 == nil {
 		t.Errorf("202 with a mixed-case media type: %v", err)
 	}
 	// a raw client's failures keep their response, beside the error
-	next = answer{409, "application/json", `{"detail":"busy"}`}
+	next = answerOf{409, "application/json", `{"detail":"busy"}`}
 	if r, err := Check(raw.StorageAttachWithResponse(bg, attachBody)); !IsStatus(err, 409) || r == nil || r.StatusCode() != 409 {
 		t.Errorf("raw 409: %v", err)
 	}
@@ -271,4 +267,61 @@ func FuzzAPIError(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDeclaredSuccesses: the response check follows what the operation
+// declares: a success without a body beside a JSON one (204 beside 200)
+// is a nil error with no typed body; a declared non-JSON success passes
+// as it comes; "2XX" covers the range; "default" counts only where no 2xx
+// is declared; an operation that declares no response takes any 2xx.
+func TestDeclaredSuccesses(t *testing.T) {
+	var next answerOf
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+		return reply(r, next.code, http.Header{"Content-Type": {next.ctype}}, next.body), nil
+	}}
+	c := fakeClient(t, f)
+	doerOf(c).doc = loadDocument([]byte(`{"paths":{
+		"/request/info/{request_id}":{"get":{"operationId":"get_request_info","responses":{
+			"200":{"content":{"application/json":{}}},
+			"204":{"description":"gone"},
+			"202":{"content":{"text/plain":{}}},
+			"2XX":{"content":{"application/json":{}}},
+			"default":{"content":{"application/json":{}}}}}},
+		"/storage/{storage_id}":{"delete":{"operationId":"storage_destroy","responses":{"default":{"$ref":"#/components/responses/Any"}}}},
+		"/storage/attach":{"post":{"operationId":"storage_attach"}}},
+		"components":{"responses":{"Any":{"content":{"application/json":{}}}}}}`))
+	for _, tc := range []struct {
+		answerOf
+		ok bool
+	}{
+		{answerOf{200, "application/json", infoOK}, true},
+		{answerOf{204, "", ""}, true},
+		{answerOf{202, "text/plain", "queued"}, true},
+		{answerOf{206, "application/json", `{}`}, true},
+		{answerOf{206, "text/plain", "part"}, false},
+		{answerOf{200, "text/plain", "ok"}, false},
+		{answerOf{200, "application/json", ""}, false},
+	} {
+		next = tc.answerOf
+		r, err := c.GetRequestInfoWithResponse(bg, "r-1")
+		switch {
+		case tc.ok && (err != nil || r.StatusCode() != tc.code || tc.code == 200 && r.JSON200 == nil):
+			t.Errorf("GET %d %s: %v", tc.code, tc.ctype, err)
+		case !tc.ok && !errors.As(err, new(*DecodeError)):
+			t.Errorf("GET %d %s: %v, want a *DecodeError", tc.code, tc.ctype, err)
+		}
+	}
+	next = answerOf{201, "application/json", destroyOK} // "default", the only response, through a $ref
+	if _, err := c.StorageDestroyWithResponse(bg, "s-1"); err != nil {
+		t.Errorf("DELETE 201 under default: %v", err)
+	}
+	next = answerOf{299, "text/html", "<p>"} // no response declared: any 2xx
+	if _, err := c.StorageAttachWithResponse(bg, attachBody); err != nil {
+		t.Errorf("POST 299 with nothing declared: %v", err)
+	}
+}
+
+type answerOf struct {
+	code        int
+	ctype, body string
 }

@@ -144,9 +144,6 @@ func TestDocumentProblemsOutsideTheModelAreTolerated(t *testing.T) {
 	if status, _ := raw(t, s, "GET", "/other/x", "", ""); status != 403 { // its scheme is unknown: no key passes
 		t.Errorf("GET /other/x: %d, want 403", status)
 	}
-	if p := tensorpooltest.New().SpecProblems(); len(p) != 0 {
-		t.Errorf("the vendored document has problems: %v", p)
-	}
 
 	broken := specWith(t, func(doc map[string]any) {
 		obj(obj(obj(doc["paths"])["/storage/attach"])["post"])["responses"] = map[string]any{"202": map[string]any{"description": "ok",
