@@ -33,7 +33,7 @@ func (d *recordingDoer) Do(r *http.Request) (*http.Response, error) {
 // and returns the route each one sends, keyed by Go method name. It relies on
 // the shape of generated methods (ctx first, returns (*http.Response, error)),
 // not on their names, so it keeps working whatever operationIds a bigger spec
-// or the overlay brings.
+// or scripts/specprep brings.
 func clientRoutes(t *testing.T) map[string]sentRequest {
 	t.Helper()
 	doer := &recordingDoer{}

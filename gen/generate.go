@@ -3,13 +3,13 @@
 //
 // Everything in this package except this file is generated: do not edit it by
 // hand. Change openapi.json (refreshed from upstream, never hand-edited),
-// oapi-codegen.yaml or oapi-codegen.overlay.yaml, then run `make generate`.
-// `make check` fails when the committed code differs from what the pinned
-// generator produces.
+// oapi-codegen.yaml or the preparation step between them
+// (scripts/specprep), then run `make generate`. `make check` fails when the
+// committed code differs from what the pinned generator produces.
 //
 // Most programs construct the client with tensorpool.NewClient, which adds
 // authentication, retries and typed errors, and wait for asynchronous
 // requests with the wait package.
 package gen
 
-//go:generate go run -modfile=../tools/go.mod github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config ../oapi-codegen.yaml ../openapi.json
+//go:generate go run ../scripts/specprep ../openapi.json -- go run -modfile=../tools/go.mod github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config ../oapi-codegen.yaml

@@ -98,13 +98,10 @@ type RequestInfoResponse struct {
 	// RequestID Unique request identifier
 	RequestID string `json:"request_id"`
 
-	// RequestType Request type enum representing all supported operation types.
+	// RequestType Type of operation
 	RequestType RequestType `json:"request_type"`
 
-	// Status Request status enum.
-	//
-	// Terminal states: COMPLETED, FAILED
-	// Non-terminal states: PENDING, PROCESSING, RETRYING
+	// Status Current request status
 	Status RequestStatus `json:"status"`
 }
 
@@ -777,7 +774,7 @@ func ParseGetRequestInfoResponse(rsp *http.Response) (*GetRequestInfoResponse, e
 		var headers GetRequestInfoResponse200Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value

@@ -6,7 +6,7 @@
 #   scripts/api-diff.sh             CI mode: the base is the latest v* tag; with
 #                                   none, the parent of the last commit that
 #                                   changed openapi.json, oapi-codegen.yaml,
-#                                   oapi-codegen.overlay.yaml or gen/ (or HEAD,
+#                                   scripts/specprep or gen/ (or HEAD,
 #                                   when the working tree changes them); no such
 #                                   commit: say so, pass (a shallow clone: warn,
 #                                   pass); not a git checkout: fail
@@ -47,7 +47,7 @@ GO=${GO:-go}
 export GOWORK=off
 base_arg=${1:-}
 ack=go-api.acknowledged-breaking.txt
-watched=(openapi.json oapi-codegen.yaml oapi-codegen.overlay.yaml gen)
+watched=(openapi.json oapi-codegen.yaml scripts/specprep gen)
 # <directory>:<name in reports and acknowledgements>
 packages=(gen:gen .:tensorpool wait:wait tensorpooltest:tensorpooltest)
 
@@ -233,7 +233,7 @@ if [ ${#unacked[@]} -gt 0 ] || [ ${#broken[@]} -gt 0 ]; then
 	if [ ${#unacked[@]} -eq 0 ]; then
 		exit 1
 	fi
-	echo >&2 "api-diff: FAIL: ${#unacked[@]} incompatible Go API change(s) above break code that imports these packages. If that is intended, acknowledge each in $ack (one line each: the package, the change as printed, 'reason: <why>'); otherwise change oapi-codegen.overlay.yaml (x-go-name) or the code so the old names stay."
+	echo >&2 "api-diff: FAIL: ${#unacked[@]} incompatible Go API change(s) above break code that imports these packages. If that is intended, acknowledge each in $ack (one line each: the package, the change as printed, 'reason: <why>'); otherwise keep the old names (x-go-name, set by scripts/specprep) or change the code."
 	exit 1
 fi
 echo "(none)"
