@@ -26,23 +26,26 @@ import (
 
 func main() {
 	args := os.Args[1:]
-	i := slices.Index(args, "--")
-	if i != 1 || len(args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: specprep <openapi.json> -- <generator command>  (or: specprep <openapi.json> -- -o <prepared.json>)")
+	project := len(args) == 0 || args[0] != "-generic" // -generic: no project edits, for a document that is not ours
+	if !project {
+		args = args[1:]
+	}
+	if i := slices.Index(args, "--"); i != 1 || len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: specprep [-generic] <openapi.json> -- <generator command>  (or: ... -- -o <prepared.json>)")
 		os.Exit(2)
 	}
-	if err := run(args[0], args[2:]); err != nil {
+	if err := run(args[0], args[2:], project); err != nil {
 		fmt.Fprintln(os.Stderr, "specprep:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in string, command []string) error {
+func run(in string, command []string, project bool) error {
 	data, err := os.ReadFile(in)
 	if err != nil {
 		return err
 	}
-	out, changes, err := prepare(data)
+	out, changes, err := prepare(data, project)
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
@@ -69,9 +72,10 @@ func run(in string, command []string) error {
 	return nil
 }
 
-// prepare applies every rule to the document data and returns the prepared
-// document, deterministic for given data (keys sorted), and the changes.
-func prepare(data []byte) ([]byte, []string, error) {
+// prepare applies every rule (but the project's edits unless project) to
+// the document data and returns the prepared document, deterministic for
+// given data (keys sorted), and the changes.
+func prepare(data []byte, project bool) ([]byte, []string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // numbers written back as read
 	var doc map[string]any
@@ -83,6 +87,9 @@ func prepare(data []byte) ([]byte, []string, error) {
 		p.taken[lower(goName(name))] = true
 	}
 	for _, r := range rules {
+		if r.name == projectRule && !project {
+			continue
+		}
 		if err := r.apply(p); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", r.name, err)
 		}

@@ -19,13 +19,16 @@ var rules = []struct {
 	name, issue string
 	apply       func(*prep) error
 }{
-	{"overlay-round-trips-through-yaml", "https://github.com/oapi-codegen/oapi-codegen/issues/1927", projectEdits},
+	{projectRule, "https://github.com/oapi-codegen/oapi-codegen/issues/1927", projectEdits},
 	{"operation-names-only-from-operation-id", "https://github.com/oapi-codegen/oapi-codegen/issues/583", fastAPINames}, // no issue of its own; 583 is x-go-name's reach
 	{"discriminator-needs-ref-branches-and-mapping", "https://github.com/oapi-codegen/oapi-codegen/issues/712", discriminators},
 	{"nullable-union-loses-its-type", "https://github.com/oapi-codegen/oapi-codegen/issues/2218", nullableUnions},
 	{"parameter-union-or-untyped-not-callable", "https://github.com/oapi-codegen/oapi-codegen/issues/2560", parameters},
 	{"multi-type-unhandled", "https://github.com/oapi-codegen/oapi-codegen/issues/2521", multiTypes},
 }
+
+// projectRule names the project's own edits (projectEdits).
+const projectRule = "overlay-round-trips-through-yaml"
 
 // prep is the document being prepared.
 type prep struct {
