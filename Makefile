@@ -2,7 +2,7 @@
 GO      ?= go
 MODULES := . tools tools/oasdiff tools/apidiff tools/benchstat internal/testdata/consumer
 
-.PHONY: all generate check check-peers check-generated check-format check-vet check-tidy check-consumer check-actions check-ratelimit test \
+.PHONY: all generate check check-peers check-specs check-generated check-format check-vet check-tidy check-consumer check-actions check-ratelimit test \
 	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck
 
 all: check
@@ -42,6 +42,12 @@ PEERS := check-actions prism check-ratelimit
 check-peers:
 	@./.ci/setup peers
 	@MAKE='$(MAKE)' ./scripts/steps.sh check-peers $(PEERS)
+
+## check-specs: the whole pipeline on each real public document of testdata/specs, merged with openapi.json's
+## operations: update-spec from the file (prepare, generate, the engine's load), build, vet, the engine's seed flow
+## and the tests, in a copy of the repository each; a table of each stage's result and time at the end (CI runs it)
+check-specs:
+	TENSORPOOL_SPECS=1 $(GO) test -count=1 -run '^TestRealSpecs$$' -v -timeout 60m ./internal/specgrowth
 
 ## check-floor: make check on the oldest Go that go.mod allows (GO_FLOOR, fetched through the module proxy).
 ## +auto lets a module whose go.mod needs a newer Go (tools/oasdiff, tools/apidiff, tools/benchstat) switch to its toolchain line; the library

@@ -99,13 +99,17 @@ var formatSamples = map[reflect.Type]reflect.Value{
 
 // sendable returns a value of type t that the generated client can send:
 // the zero value, with a valid sample in every field of a format type that
-// refuses its zero (see formatSamples), in structs at any depth. Pointers,
-// slices and maps stay nil: optional values are left out.
+// refuses its zero (see formatSamples), in structs at any depth, and text
+// for an untyped value. Pointers, slices and maps stay nil: optional values
+// are left out.
 func sendable(t reflect.Type) reflect.Value {
 	if v, ok := formatSamples[t]; ok {
 		return v
 	}
 	v := reflect.New(t).Elem()
+	if t.Kind() == reflect.Interface && t.NumMethod() == 0 { // an untyped body, text/plain's say: it takes a fmt.Stringer
+		v.Set(reflect.ValueOf(text("placeholder")))
+	}
 	if t.Kind() == reflect.Struct {
 		for i := range t.NumField() {
 			if f := v.Field(i); f.CanSet() {
@@ -115,6 +119,11 @@ func sendable(t reflect.Type) reflect.Value {
 	}
 	return v
 }
+
+// text is a string the generated text/plain builders take (a fmt.Stringer).
+type text string
+
+func (s text) String() string { return string(s) }
 
 var pathParam = regexp.MustCompile(`\{[^}/]+\}`)
 

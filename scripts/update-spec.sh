@@ -6,16 +6,21 @@
 # 1. fetch SPEC and format it like the vendored file (scripts/specfetch);
 # 2. print the changes against the vendored openapi.json, breaking ones
 #    first-class (scripts/spec-diff.sh, oasdiff pinned in tools/oasdiff);
-# 3. write openapi.json and regenerate gen/ (make generate);
+# 3. write openapi.json and regenerate gen/ (make generate: the preparation
+#    step, scripts/specprep, then oapi-codegen): both move together, or, when
+#    the generator refuses the spec, neither;
+#    then load it in tensorpooltest's engine;
 # 4. print the Go API changes of the regenerated tree against HEAD
 #    (scripts/api-diff.sh, apidiff pinned in tools/apidiff) and the semver
 #    bump the whole change implies;
 # 5. write a draft entry under "## [Unreleased]" in CHANGELOG.md;
 # 6. run the checks: `make $SPEC_CHECKS` (default: check; empty: none);
-# 7. print ONE list of what still needs a human, by name: unacknowledged
-#    breaking changes (wire and Go), operations without a contract test in
-#    tensorpooltest or without a generated client method, new response enum
-#    values, the CHANGELOG draft.
+# 7. print the expected growth (new operations without a contract test in
+#    tensorpooltest) apart from ONE list of what still needs a human, by
+#    name: unacknowledged breaking changes (wire and Go), operations without
+#    a generated client method, new response enum values, the CHANGELOG
+#    draft; and a verdict naming the first real failure, in one line: the
+#    generator's message, the engine's load error or the failing test.
 #
 # Unacknowledged breaking changes do not stop the update (you need the new
 # files to judge them), but they make it exit 1 after a summary, and `make
@@ -53,10 +58,32 @@ if [ "$breaking" -gt 1 ]; then
 fi
 
 echo "== Writing openapi.json and regenerating gen/"
+mkdir "$tmp/old" && cp -R openapi.json go.mod go.sum gen "$tmp/old/" # they move together, or not at all
 cp "$tmp/openapi.json" openapi.json
-if ! $MAKE generate; then
-	echo >&2 "update-spec: openapi.json is written but gen/ cannot be generated from it (above). A strict overlay action whose target is gone means oapi-codegen.overlay.yaml needs updating; 'git checkout openapi.json gen' restores the old spec."
+restore() { rm -rf gen && cp -R "$tmp/old/." .; }
+if ! { $MAKE generate && $GO mod tidy; } 2>&1 | tee "$tmp/generate.log"; then
+	restore
+	why=$(grep -v -E '^(go generate|make|specprep: [a-z-]+ \()' "$tmp/generate.log" | grep -m1 -E -i 'error|fail|panic' || tail -n 1 "$tmp/generate.log")
+	echo "== Summary"
+	echo "update-spec: FAIL: the generator refuses the new spec: $why"
+	echo "update-spec: openapi.json and gen/ are left as they were. A preparation rule (scripts/specprep) may be missing for it, or a project edit's target is gone."
 	exit 1
+fi
+
+# The first real failure, for the verdict (set once).
+first=
+fail() { if [ -z "$first" ]; then first=$1; fi; }
+
+echo "== Loading the new spec in tensorpooltest's engine"
+if ! $GO test -count=1 -run '^TestOpenAPIDocumentIsValid$' . >"$tmp/engine.log" 2>&1; then
+	cat "$tmp/engine.log"
+	fail "the engine (tensorpooltest) cannot load the new spec: $(grep -m1 -E 'refuses|does not load|panic|\.go:[0-9]+:[0-9]+: ' "$tmp/engine.log" | sed -E 's/.*refuses openapi.json: //')"
+fi
+# The generated code may import what the module did not need (a YAML
+# decoder for a YAML response, say): go mod tidy above added it.
+if ! cmp -s go.mod "$tmp/old/go.mod"; then
+	deps=$(diff "$tmp/old/go.mod" go.mod | sed -n -E 's/^> +([^ ]+ v[^ ]+).*/\1/p' | tr '\n' ' ')
+	newdeps="go.mod gains $deps(the regenerated gen/ imports it): a dependency of every user; keep it, or keep its content type out of the client (scripts/specprep)"
 fi
 
 goapi=$tmp/go.tsv # <package> <incompatible|compatible|broken> <change> <reason or ->
@@ -132,7 +159,22 @@ cat "$draft"
 checked=0
 if [ -n "$checks" ]; then
 	echo "== make $checks"
-	$MAKE -k $checks || checked=$? # -k: one failing check does not hide the others
+	set +e
+	# shellcheck disable=SC2086 # the checks are several words
+	$MAKE -k $checks 2>&1 | tee "$tmp/checks.log" # -k: one failing check does not hide the others
+	checked=${PIPESTATUS[0]}
+	set -e
+	# The first real failure: a failing step, or test, but the one that
+	# names the expected growth (operations without a contract test).
+	step=$(sed -n -E 's/^== check[a-z-]*: make ([a-z-]+): FAILED.*/\1/p' "$tmp/checks.log" | grep -v -x test | head -n 1)
+	test=$(sed -n -E 's/^[[:space:]]*--- FAIL: ([A-Za-z0-9_]+).*/\1/p' "$tmp/checks.log" | grep -v -x -E 'TestEveryOperationHasAContractTest|TestGrownSpecNeedsNoHandEdits' | head -n 1)
+	if [ -n "$step" ]; then
+		fail "make $step fails on the new spec (above)"
+	elif [ -n "$test" ]; then
+		fail "$test fails on the new spec: $(grep -m1 -A1 -E -- "--- FAIL: $test" "$tmp/checks.log" | tail -n 1 | sed -E 's/^[[:space:]]+//')"
+	elif [ "$checked" -ne 0 ] && ! grep -q -- '--- FAIL: TestEveryOperationHasAContractTest' "$tmp/checks.log"; then
+		fail "make $checks fails on the new spec (above)"
+	fi
 fi
 
 # What still needs a human, by name, in one list.
@@ -147,46 +189,66 @@ while IFS=$'\t' read -r name kind change reason; do
 	if [ "$kind" = incompatible ] && [ "$reason" = - ]; then
 		needs+=("incompatible Go API change not acknowledged in go-api.acknowledged-breaking.txt: $name $change")
 	elif [ "$kind" = broken ]; then
-		needs+=("package $name does not build against the regenerated gen/ (api-diff output above): update it, or keep the old Go names with x-go-name in oapi-codegen.overlay.yaml")
+		needs+=("package $name does not build against the regenerated gen/ (api-diff output above): update it, or keep the old Go names with an x-go-name (scripts/specprep)")
 	fi
 done <"$goapi"
 if [ "$api" -gt 1 ]; then
 	needs+=("the Go API could not be compared (api-diff output above): does the regenerated tree build?")
 fi
-# coverage <package> <test> <prefix>: the operations the test names, after prefix.
-coverage() {
+# missing <package> <test> <prefix>: the operations the test names after
+# prefix, one a line; if it fails for another reason, "!" and why.
+missing() {
 	local out
 	if out=$($GO test -count=1 -run "^$2\$" "$1" 2>&1); then
 		return
 	fi
-	if ! grep -q -F "$3" <<<"$out"; then
-		needs+=("$2 ($1) fails for a reason other than a missing operation: $(head -c 2000 <<<"$out")")
-		return
+	if grep -q -F "$3" <<<"$out"; then
+		sed -n "s/.*$3 *//p" <<<"$out"
+	else
+		echo "!$2 ($1) fails for a reason other than a missing operation: $(grep -m1 -E 'panic|FAIL|_test.go' <<<"$out")"
 	fi
-	while IFS= read -r op; do
-		needs+=("$4: $op")
-	done < <(sed -n "s/.*$3 *//p" <<<"$out")
 }
-coverage ./tensorpooltest TestEveryOperationHasAContractTest "operation without a contract test:" "no contract test in tensorpooltest (add cases to tensorpooltest/contract_test.go, and a handler to the engine)"
-coverage . TestEveryOperationHasAClientMethod "operation without a generated client method:" "no generated client method (oapi-codegen.overlay.yaml?)"
-if [ "$checked" -ne 0 ]; then
-	needs+=("'make $checks' fails on the new spec (above)")
+growth=()
+while IFS= read -r op; do
+	case $op in
+	'!'*) fail "${op#!}" ;;
+	*) growth+=("no contract test in tensorpooltest (add cases to tensorpooltest/contract_test.go, and a handler to the engine): $op") ;;
+	esac
+done < <(missing ./tensorpooltest TestEveryOperationHasAContractTest "operation without a contract test:")
+while IFS= read -r op; do
+	case $op in
+	'!'*) fail "${op#!}" ;;
+	*) needs+=("no generated client method (a scripts/specprep rule?): $op") ;;
+	esac
+done < <(missing . TestEveryOperationHasAClientMethod "operation without a generated client method:")
+if [ -n "${newdeps:-}" ]; then
+	needs+=("$newdeps")
 fi
 needs+=("CHANGELOG.md: the draft under [Unreleased] (reword it, merge it into the sections)")
+echo "== Expected growth: new operations the engine does not model yet (${#growth[@]})"
+if [ ${#growth[@]} -gt 0 ]; then
+	printf -- '- %s\n' "${growth[@]}"
+fi
 echo "== Needs a human (${#needs[@]})"
 printf -- '- %s\n' "${needs[@]}"
 
 echo "== Summary"
+if [ -n "$first" ]; then
+	echo "update-spec: FAIL: $first"
+fi
 if [ "$breaking" -ne 0 ]; then
 	echo "update-spec: openapi.json and gen/ are updated, with breaking changes (above) that openapi.acknowledged-breaking.txt does not acknowledge; CI fails until each is acknowledged with a reason, or the old spec is restored (git checkout openapi.json gen)."
 fi
 if [ "$api" -ne 0 ]; then
-	echo "update-spec: the regenerated gen/ breaks the Go API (above) without an acknowledgement in go-api.acknowledged-breaking.txt; CI fails until each is acknowledged with a reason, the overlay keeps the old names (x-go-name), or the old spec is restored."
+	echo "update-spec: the regenerated gen/ breaks the Go API (above) without an acknowledgement in go-api.acknowledged-breaking.txt; CI fails until each is acknowledged with a reason, an x-go-name keeps the old names (scripts/specprep), or the old spec is restored."
 fi
-if [ "$checked" -ne 0 ]; then
-	echo "update-spec: 'make $checks' fails on the new spec (above)."
-fi
-if [ "$breaking" -ne 0 ] || [ "$api" -ne 0 ] || [ "$checked" -ne 0 ]; then
+if [ -n "$first" ] || [ "$breaking" -ne 0 ] || [ "$api" -ne 0 ]; then
 	exit 1
 fi
-echo "update-spec: openapi.json, gen/ and CHANGELOG.md are updated and the checks pass. Review 'git diff', see the list above, commit."
+if [ -z "$checks" ]; then
+	echo "update-spec: openapi.json, gen/ and CHANGELOG.md are updated; nothing was checked (SPEC_CHECKS is empty): run make check. Review 'git diff', see the lists above, commit."
+elif [ ${#growth[@]} -gt 0 ]; then
+	echo "update-spec: openapi.json, gen/ and CHANGELOG.md are updated and the checks pass, but for the ${#growth[@]} new operations without a contract test (expected growth, above). Review 'git diff', see the lists above, commit."
+else
+	echo "update-spec: openapi.json, gen/ and CHANGELOG.md are updated and the checks pass. Review 'git diff', see the list above, commit."
+fi

@@ -414,3 +414,23 @@ func ExampleEngine_Operations() {
 	// GET /items/{id}
 	// DELETE /items/{id}
 }
+
+// SpecProblems lists what is wrong in the document outside the operations
+// the engine models, which it tolerates: here an empty info.version, and an
+// operation that names a security scheme the document lacks.
+func ExampleEngine_SpecProblems() {
+	doc := editedSpec(func(doc map[string]any) {
+		doc["info"].(map[string]any)["version"] = ""
+		doc["paths"].(map[string]any)["/ping"] = map[string]any{"get": map[string]any{
+			"security":  []any{map[string]any{"Missing": []any{}}},
+			"responses": map[string]any{"200": map[string]any{"description": "pong"}},
+		}}
+	})
+	e := tensorpooltest.New(tensorpooltest.WithSpec(doc))
+	for _, p := range e.SpecProblems() {
+		fmt.Println(p)
+	}
+	// Output:
+	// invalid info: value of version must be a non-empty string
+	// invalid paths: invalid path /ping: invalid operation GET: security requirement /paths/~1ping/get/security/0/Missing refers to undefined security scheme "Missing"
+}

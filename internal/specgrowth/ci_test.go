@@ -66,8 +66,8 @@ func shallowClone(t *testing.T) string {
 
 const shallowWarning = "WARNING: shallow clone and 'git fetch --unshallow' failed"
 
-// ciMakeCalls is what .ci/run runs: the README's test command, then the peers.
-var ciMakeCalls = []string{"make check", "make check-peers"}
+// ciMakeCalls is what .ci/run runs: the README's test command, the peers, the real specs.
+var ciMakeCalls = []string{"make check", "make check-peers", "make check-specs"}
 
 // .ci/run deepens a shallow clone so that the spec-diff gate has a base, and
 // runs exactly `make check` (the README's test command), then `make check-peers`.

@@ -209,3 +209,58 @@ func TestSpecDiffGate(t *testing.T) {
 		t.Errorf("an acknowledged breaking change still fails:\n%s", out)
 	}
 }
+
+// make update-spec's verdict names the first real failure in one line, and
+// openapi.json and gen/ move together or not at all: a spec the generator
+// refuses leaves both as they were, naming the generator's message; one the
+// engine cannot load is written, naming the engine's error; one that only
+// grows, with no checks, says nothing was checked.
+func TestUpdateSpecVerdicts(t *testing.T) {
+	skipIfSlowOrNested(t)
+	for _, tc := range []struct {
+		name   string
+		edit   func(doc map[string]any)
+		failed bool
+		want   []string
+	}{
+		{"the generator refuses", func(doc map[string]any) {
+			op := doc["paths"].(map[string]any)["/storage/{storage_id}"].(map[string]any)["delete"].(map[string]any)
+			op["parameters"] = append(op["parameters"].([]any), map[string]any{"name": "extra", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		}, true, []string{"update-spec: FAIL: the generator refuses the new spec:", "positional parameters", "openapi.json and gen/ are left as they were"}},
+		{"the engine cannot load it", func(doc map[string]any) {
+			schema(doc, "StorageAttachRestResponse")["oddKeyword"] = 1 // kin-openapi's validation refuses it in an operation the engine models
+		}, true, []string{"update-spec: FAIL: the engine (tensorpooltest) cannot load the new spec:", "POST /storage/attach"}},
+		{"growth, unchecked", func(doc map[string]any) {
+			doc["paths"].(map[string]any)["/specgrowth/ping"] = map[string]any{"get": map[string]any{"operationId": "ping",
+				"responses": map[string]any{"200": map[string]any{"description": "pong"}}}}
+		}, false, []string{"== Expected growth: new operations the engine does not model yet (1)", "GET /specgrowth/ping", "nothing was checked (SPEC_CHECKS is empty)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := copyRepo(t)
+			src := filepath.Join(t.TempDir(), "upstream.json")
+			if err := os.WriteFile(src, editSpec(t, dir, tc.edit), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=")
+			if (err != nil) != tc.failed {
+				t.Errorf("err %v, want failed=%t", err, tc.failed)
+			}
+			_, summary, _ := strings.Cut(out, "== Summary")
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("update-spec's output lacks %q", want)
+				}
+			}
+			if tc.failed && strings.Count(summary, "update-spec: FAIL:") != 1 {
+				t.Errorf("the summary names %d first failures, want one", strings.Count(summary, "update-spec: FAIL:"))
+			}
+			if st := git(t, dir, "status", "--porcelain", "--", "openapi.json", "gen"); (st == "") != strings.Contains(tc.name, "generator") {
+				t.Errorf("git status of openapi.json and gen/: %q", st)
+			}
+			if t.Failed() {
+				t.Logf("make update-spec:\n%s", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,117 @@
+package specgrowth
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// specsEnv runs TestRealSpecs: `make check-specs` sets it.
+const specsEnv = "TENSORPOOL_SPECS"
+
+// nullable30 acknowledges what oasdiff calls breaking in the seed once
+// specmerge writes it into a 3.0 document: its anyOf [string, null] as 3.0's
+// nullable: true, the same wire, which oasdiff reads as newly nullable.
+const nullable30 = `GET /request/info/{request_id} the response property ` + "`external_message`" + ` became nullable for the status ` + "`200`" + ` reason: check-specs: the seed in 3.0's words
+GET /request/info/{request_id} the response property ` + "`object_id`" + ` became nullable for the status ` + "`200`" + ` reason: check-specs: the seed in 3.0's words
+DELETE /storage/{storage_id} the response property ` + "`request_id`" + ` became nullable for the status ` + "`202`" + ` reason: check-specs: the seed in 3.0's words
+`
+
+// stages are what TestRealSpecs runs on each real document, in order.
+var stages = []string{"merge", "prepare", "update-spec", "build", "vet", "engine seed flow", "tests"}
+
+// TestRealSpecs runs the whole pipeline on each real document of
+// testdata/specs (its README says where each comes from): merged with
+// openapi.json's operations (scripts/specmerge), in a copy of the
+// repository, `make update-spec` from the file (it prepares, generates and
+// loads the engine), then build, vet, the engine's seed flow (the
+// quickstart, against the engine serving the merged document) and the
+// project's tests, but the one naming the new operations without a
+// contract test (expected growth). It prints one row per document: each
+// stage's result and time, and update-spec's verdict.
+func TestRealSpecs(t *testing.T) {
+	if os.Getenv(specsEnv) == "" {
+		t.Skip("make check-specs runs it (" + specsEnv + "=1)")
+	}
+	skipIfSlowOrNested(t)
+	root := repoRoot(t)
+	readme := string(readFile(t, filepath.Join(root, "testdata", "specs", "README.md")))
+	sums := regexp.MustCompile(`(?m)^([0-9a-f]{64})  (\S+)$`).FindAllStringSubmatch(readme, -1)
+	if len(sums) < 6 {
+		t.Fatalf("testdata/specs/README.md lists %d documents with their sha256, want 6 or more", len(sums))
+	}
+	rows := make([]string, len(sums))
+	t.Cleanup(func() {
+		table := "| document | " + strings.Join(stages, " | ") + " | update-spec verdict |\n|---" + strings.Repeat("|---", len(stages)+1) + "|\n" + strings.Join(rows, "\n")
+		t.Logf("\n%s", table)
+		if f := os.Getenv(specsEnv + "_TABLE"); f != "" {
+			_ = os.WriteFile(f, []byte(table+"\n"), 0o644)
+		}
+	})
+	for i, sum := range sums {
+		name := sum[2]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			doc := filepath.Join(root, "testdata", "specs", name)
+			if got := fmt.Sprintf("%x", sha256.Sum256(readFile(t, doc))); got != sum[1] {
+				t.Fatalf("%s: sha256 %s, README says %s: a changed document is a new fixture", name, got, sum[1])
+			}
+			dir, tmp := copyRepo(t), t.TempDir()
+			merged := filepath.Join(tmp, "merged.json")
+			results := map[string]string{}
+			verdict := "not run"
+			defer func() {
+				row := "| " + name
+				for _, s := range stages {
+					row += " | " + results[s]
+				}
+				rows[i] = row + " | " + verdict + " |"
+			}()
+			stage := func(stage, dir string, args ...string) (string, bool) {
+				start := time.Now()
+				out, err := run(t, dir, nil, args[0], args[1:]...)
+				results[stage] = fmt.Sprintf("%s %.0f s", map[bool]string{true: "pass", false: "**FAIL**"}[err == nil], time.Since(start).Seconds())
+				if err != nil {
+					t.Errorf("%s: %v\n%s", stage, err, out[max(0, len(out)-6000):])
+				}
+				return out, err == nil
+			}
+			if _, ok := stage("merge", root, "go", "run", "./scripts/specmerge", "-o", merged, doc); !ok {
+				return
+			}
+			if _, ok := stage("prepare", dir, "go", "run", "./scripts/specprep", merged, "--", "-o", filepath.Join(tmp, "prepared.json")); !ok {
+				return
+			}
+			if strings.Contains(string(readFile(t, merged)), `"openapi": "3.0`) {
+				ack, err := os.OpenFile(filepath.Join(dir, "openapi.acknowledged-breaking.txt"), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = ack.WriteString(nullable30)
+				if err = errors.Join(err, ack.Close()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, updated := stage("update-spec", dir, "make", "update-spec", "SPEC="+merged, "SPEC_CHECKS=")
+			_, summary, _ := strings.Cut(out, "== Summary")
+			if v := regexp.MustCompile(`(?m)^update-spec: .*$`).FindString(summary); v != "" {
+				verdict = strings.ReplaceAll(v, "|", "/") // the first line: the first failure, if any
+			}
+			if !updated {
+				return
+			}
+			stage("build", dir, "go", "build", "./...")
+			stage("vet", dir, "go", "vet", "./...")
+			if out, ok := stage("engine seed flow", dir, "go", "run", "./examples/quickstart"); ok && !strings.Contains(out, "Done:") {
+				t.Errorf("the quickstart did not finish:\n%s", out)
+			}
+			stage("tests", dir, "go", "test", "-count=1", "-skip", "^"+ContractCoverageTest+"$", "./...")
+		})
+	}
+}
