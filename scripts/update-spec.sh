@@ -82,7 +82,7 @@ fi
 # The generated code may import what the module did not need (a YAML
 # decoder for a YAML response, say): go mod tidy above added it.
 if ! cmp -s go.mod "$tmp/old/go.mod"; then
-	deps=$(diff "$tmp/old/go.mod" go.mod | sed -n -E 's/^> +([^ ]+ v[^ ]+).*/\1/p' | tr '\n' ' ')
+	deps=$({ diff "$tmp/old/go.mod" go.mod || true; } | sed -n -E 's/^> +([^ ]+ v[^ ]+).*/\1/p' | tr '\n' ' ')
 	newdeps="go.mod gains $deps(the regenerated gen/ imports it): a dependency of every user; keep it, or keep its content type out of the client (scripts/specprep)"
 fi
 
