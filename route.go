@@ -97,11 +97,12 @@ func loadDocument(b []byte) *document {
 				rt := newRoute(m, tmpl, op)
 				d.routes[m] = append(d.routes[m], rt)
 				for _, name := range []string{op.OperationID, opname.FastAPI(op.OperationID, m, tmpl)} {
-					if k := opname.Key(name); k != "" {
-						if other, seen := d.byName[k]; seen && other != rt {
-							rt = nil // two operations: the name tells them apart no more
-						}
-						d.byName[k] = rt
+					k, named := opname.Key(name), rt
+					if other, seen := d.byName[k]; seen && other != rt {
+						named = nil // two operations: the name tells them apart no more
+					}
+					if k != "" {
+						d.byName[k] = named
 					}
 				}
 			}

@@ -200,6 +200,9 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 // route finds the operation of a request, applies any fault, and answers.
 func (e *Engine) route(r *http.Request) (*result, error) {
 	ctx := r.Context()
+	if r.URL.Path == healthzPath && e.spec.doc.Paths.Value(healthzPath) == nil { // before a template that would take it (/{id})
+		return healthz(r), nil
+	}
 	rt, params, err := e.spec.find(r.Method, r.URL)
 	if err != nil {
 		var mna errMethodNotAllowed
@@ -211,9 +214,6 @@ func (e *Engine) route(r *http.Request) (*result, error) {
 			return res, nil
 		}
 		if errors.Is(err, routers.ErrPathNotFound) {
-			if r.URL.Path == healthzPath {
-				return healthz(r), nil
-			}
 			// Guess: FastAPI's answer to a path it does not route (and 405
 			// above for a known path under another method); no operation,
 			// so nothing to validate against.

@@ -46,8 +46,8 @@ func TestHealthz(t *testing.T) {
 	}{
 		{"POST", "/healthz", http.StatusMethodNotAllowed},
 		{"DELETE", "/healthz", http.StatusMethodNotAllowed},
-		{"GET", "/healthz/x", http.StatusNotFound},
-		{"GET", "/healthzz", http.StatusNotFound},
+		{"GET", "/healthz/x/tensorpooltest/none", http.StatusNotFound}, // no template of any spec, we trust
+		{"GET", "/healthzz/x/tensorpooltest/none", http.StatusNotFound},
 	} {
 		w := httptest.NewRecorder()
 		e.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, strings.NewReader("")))

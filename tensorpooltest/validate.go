@@ -196,11 +196,13 @@ func schemaItems(loc []any, se *openapi3.SchemaError) []validationItem {
 		}
 		return items
 	}
-	typ := se.SchemaField
-	if typ == "" {
-		typ = "value_error"
+	switch se.SchemaField {
+	case "required": // 3.0's validator: the missing property is at the end of the pointer
+		return []validationItem{{Loc: at, Msg: "Field required", Type: "missing"}}
+	case "":
+		return []validationItem{{Loc: at, Msg: se.Reason, Type: "value_error"}}
 	}
-	return []validationItem{{Loc: at, Msg: se.Reason, Type: typ}}
+	return []validationItem{{Loc: at, Msg: se.Reason, Type: se.SchemaField}}
 }
 
 // errorKind finds the JSON Schema 2020-12 error behind a schema error, if it
