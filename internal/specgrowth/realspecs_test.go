@@ -29,8 +29,9 @@ var stages = []string{"merge", "prepare", "update-spec", "build", "vet", "engine
 // TestRealSpecs runs the whole pipeline on each real document of
 // testdata/specs (its README says where each comes from): merged with
 // openapi.json's operations (scripts/specmerge), in a copy of the
-// repository, `make update-spec` from the file (it prepares, generates and
-// loads the engine), then build, vet, the engine's seed flow (the
+// repository, `make update-spec` from the file (it prepares, generates,
+// loads the engine and checks that gen/ and go.mod are what the pinned
+// generator and go mod tidy write), then build, vet, the engine's seed flow (the
 // quickstart, against the engine serving the merged document) and the
 // project's tests, but the one naming the new operations without a
 // contract test (expected growth). It prints one row per document: each
@@ -98,7 +99,7 @@ func TestRealSpecs(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			out, updated := stage("update-spec", dir, "make", "update-spec", "SPEC="+merged, "SPEC_CHECKS=")
+			out, updated := stage("update-spec", dir, "make", "update-spec", "SPEC="+merged, "SPEC_CHECKS=check-generated check-tidy")
 			_, summary, _ := strings.Cut(out, "== Summary")
 			if v := regexp.MustCompile(`(?m)^update-spec: .*$`).FindString(summary); v != "" {
 				verdict = strings.ReplaceAll(v, "|", "/") // the first line: the first failure, if any
