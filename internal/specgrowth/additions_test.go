@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 )
 
 // ContractCoverageTest is the name of the test (in tensorpooltest) that fails,
@@ -42,14 +44,8 @@ func growSpec(t *testing.T, dir string) (path string, added map[string]string, e
 			t.Fatalf("%s: %v", file, err)
 		}
 	}
-	obj := func(m map[string]any, keys ...string) map[string]any {
-		for _, k := range keys {
-			m = m[k].(map[string]any)
-		}
-		return m
-	}
-	paths, schemas := obj(spec, "paths"), obj(spec, "components", "schemas")
-	for p, item := range obj(add, "paths") {
+	paths, schemas := jsondoc.Get(spec, "paths"), jsondoc.Get(spec, "components", "schemas")
+	for p, item := range jsondoc.Get(add, "paths") {
 		if _, ok := paths[p]; ok {
 			// Upstream has it now: grow anyway, under a path and with
 			// operationIds that upstream will never have.
@@ -63,12 +59,12 @@ func growSpec(t *testing.T, dir string) (path string, added map[string]string, e
 		}
 		paths[p] = item
 	}
-	for name, s := range obj(add, "components", "schemas") {
+	for name, s := range jsondoc.Get(add, "components", "schemas") {
 		if _, ok := schemas[name]; !ok {
 			schemas[name] = s
 		}
 	}
-	for name, values := range obj(add, "x-enum-additions") {
+	for name, values := range jsondoc.Get(add, "x-enum-additions") {
 		s, ok := schemas[name].(map[string]any)
 		if !ok {
 			continue

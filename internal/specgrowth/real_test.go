@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 )
 
 // realSpec is a real FastAPI-generated OpenAPI 3.1 document (see its
@@ -26,20 +28,9 @@ func mergeRealSpec(t *testing.T, base, dir string) (string, []string) {
 			t.Fatalf("%s: %v", file, err)
 		}
 	}
-	obj := func(m map[string]any, keys ...string) map[string]any {
-		for _, k := range keys {
-			next, _ := m[k].(map[string]any)
-			if next == nil {
-				next = map[string]any{}
-				m[k] = next
-			}
-			m = next
-		}
-		return m
-	}
 	var added []string
-	paths := obj(spec, "paths")
-	for p, item := range obj(real, "paths") {
+	paths := jsondoc.Obj(spec, "paths")
+	for p, item := range jsondoc.Obj(real, "paths") {
 		if _, ok := paths[p]; ok {
 			t.Fatalf("%s has %s already: pick another fixture, or prefix its paths", base, p)
 		}
@@ -50,8 +41,8 @@ func mergeRealSpec(t *testing.T, base, dir string) (string, []string) {
 		}
 	}
 	for _, section := range []string{"schemas", "securitySchemes"} {
-		ours := obj(spec, "components", section)
-		for name, v := range obj(real, "components", section) {
+		ours := jsondoc.Obj(spec, "components", section)
+		for name, v := range jsondoc.Obj(real, "components", section) {
 			if _, ok := ours[name]; !ok {
 				ours[name] = v
 			}

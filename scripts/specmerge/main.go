@@ -24,6 +24,8 @@ import (
 	"strings"
 
 	"github.com/oasdiff/yaml"
+
+	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 )
 
 func main() {
@@ -48,7 +50,11 @@ func main() {
 
 func merge(docFile, seedFile string) ([]byte, error) {
 	var doc, seed map[string]any
-	for file, v := range map[string]*map[string]any{docFile: &doc, seedFile: &seed} {
+	for _, in := range []struct {
+		file string
+		v    *map[string]any
+	}{{docFile, &doc}, {seedFile, &seed}} {
+		file, v := in.file, in.v
 		b, err := os.ReadFile(file)
 		if err == nil {
 			b, err = yaml.YAMLToJSON(b) // JSON is YAML too
@@ -75,12 +81,12 @@ func merge(docFile, seedFile string) ([]byte, error) {
 		}
 		return nil
 	}
-	err := add(obj(seed, "paths"), obj(doc, "paths"), func(p string) error {
+	err := add(jsondoc.Obj(seed, "paths"), jsondoc.Obj(doc, "paths"), func(p string) error {
 		return fmt.Errorf("%s has %s already", docFile, p)
 	})
 	for _, section := range []string{"schemas", "securitySchemes"} {
 		if err == nil {
-			err = add(obj(seed, "components", section), obj(doc, "components", section), func(name string) error {
+			err = add(jsondoc.Obj(seed, "components", section), jsondoc.Obj(doc, "components", section), func(name string) error {
 				fmt.Fprintf(os.Stderr, "specmerge: %s: the seed's components.%s.%s replaces the document's\n", docFile, section, name)
 				return nil
 			})
@@ -90,11 +96,11 @@ func merge(docFile, seedFile string) ([]byte, error) {
 		return nil, err
 	}
 	if strings.HasPrefix(version, "3.0") {
-		for _, p := range slices.Collect(maps.Keys(obj(seed, "paths"))) {
-			nullable30(obj(doc, "paths")[p])
+		for _, p := range slices.Collect(maps.Keys(jsondoc.Obj(seed, "paths"))) {
+			nullable30(jsondoc.Obj(doc, "paths")[p])
 		}
-		for _, name := range slices.Collect(maps.Keys(obj(seed, "components", "schemas"))) {
-			nullable30(obj(doc, "components", "schemas")[name])
+		for _, name := range slices.Collect(maps.Keys(jsondoc.Obj(seed, "components", "schemas"))) {
+			nullable30(jsondoc.Obj(doc, "components", "schemas")[name])
 		}
 	}
 	return json.MarshalIndent(doc, "", "  ")
@@ -123,17 +129,4 @@ func nullable30(v any) {
 			nullable30(e)
 		}
 	}
-}
-
-// obj returns the object at keys below m, made if missing.
-func obj(m map[string]any, keys ...string) map[string]any {
-	for _, k := range keys {
-		next, _ := m[k].(map[string]any)
-		if next == nil {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	return m
 }

@@ -22,6 +22,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+
+	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 )
 
 func main() {
@@ -83,7 +85,7 @@ func prepare(data []byte, project bool) ([]byte, []string, error) {
 		return nil, nil, err
 	}
 	p := &prep{doc: doc, taken: map[string]bool{}}
-	for name := range get(doc, "components", "schemas") {
+	for name := range jsondoc.Get(doc, "components", "schemas") {
 		p.taken[lower(goName(name))] = true
 	}
 	for _, r := range rules {

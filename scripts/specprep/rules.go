@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 	"github.com/tensorpool/tensorpool-go/internal/opname"
 )
 
@@ -56,7 +57,7 @@ func projectEdits(p *prep) error {
 		{"/components/schemas/ValidationError/properties/loc/items", "any"},
 	} {
 		ptr, ext := e[0], e[1]
-		s, _ := at(p.doc, ptr).(map[string]any)
+		s, _ := jsondoc.At(p.doc, ptr).(map[string]any)
 		if s == nil {
 			return fmt.Errorf("%s is not in the document", ptr)
 		}
@@ -85,7 +86,7 @@ func fastAPINames(p *prep) error {
 		id, _ := op["operationId"].(string)
 		if name := opname.FastAPI(id, method, path); name != id && ids[name] == 1 {
 			op["operationId"] = name
-			p.note("/paths/"+escape(path)+"/"+strings.ToLower(method)+"/operationId", "%s -> %s", id, name)
+			p.note("/paths/"+jsondoc.Escape(path)+"/"+strings.ToLower(method)+"/operationId", "%s -> %s", id, name)
 		}
 	})
 	return nil
@@ -140,7 +141,7 @@ func discriminators(p *prep) error {
 				seen[v] = true
 				if ref == "" {
 					name := p.unique(nameAt(p.doc, ptr) + goName(v))
-					obj(p.doc, "components", "schemas")[name] = branch
+					jsondoc.Obj(p.doc, "components", "schemas")[name] = branch
 					ref = "#/components/schemas/" + name
 					list(s[key])[i] = map[string]any{"$ref": ref}
 					p.note(ptr+"/"+key+"/"+strconv.Itoa(i), "moved to %s", ref)
@@ -197,7 +198,7 @@ func parameters(p *prep) error {
 			return
 		}
 		t := deref(p.doc, s)
-		switch items := deref(p.doc, get(t, "items")); {
+		switch items := deref(p.doc, jsondoc.Get(t, "items")); {
 		case textual(p.doc, t, 0):
 			s["x-go-type"] = "string"
 		case nonNull(t) == 1 && slices.Contains(types(t), "array") && textual(p.doc, items, 0):
@@ -250,7 +251,7 @@ func walk(v any, ptr string, f func(map[string]any, string)) {
 	case map[string]any:
 		f(v, ptr)
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			walk(v[k], ptr+"/"+escape(k), f)
+			walk(v[k], ptr+"/"+jsondoc.Escape(k), f)
 		}
 	case []any:
 		for i, e := range v {
@@ -261,7 +262,7 @@ func walk(v any, ptr string, f func(map[string]any, string)) {
 
 // forOperations calls f on every operation of the document.
 func forOperations(doc map[string]any, f func(op map[string]any, method, path string)) {
-	paths := get(doc, "paths")
+	paths := jsondoc.Get(doc, "paths")
 	for _, path := range slices.Sorted(maps.Keys(paths)) {
 		item, _ := paths[path].(map[string]any)
 		for _, m := range []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"} {
@@ -278,10 +279,10 @@ func nameAt(doc map[string]any, ptr string) string {
 	toks := strings.Split(ptr, "/")[1:]
 	var parts []string
 	for i := 0; i < len(toks); i++ {
-		switch t := unescape(toks[i]); {
+		switch t := jsondoc.Unescape(toks[i]); {
 		case t == "paths" && i+2 < len(toks):
-			id, _ := get(doc, "paths", unescape(toks[i+1]), toks[i+2])["operationId"].(string)
-			parts, i = append(parts, cmp.Or(id, toks[i+2]+unescape(toks[i+1]))), i+2
+			id, _ := jsondoc.Get(doc, "paths", jsondoc.Unescape(toks[i+1]), toks[i+2])["operationId"].(string)
+			parts, i = append(parts, cmp.Or(id, toks[i+2]+jsondoc.Unescape(toks[i+1]))), i+2
 		case t == "responses" && i+1 < len(toks):
 			parts, i = append(parts, "Response"+toks[i+1]), i+1
 		case t == "content" || t == "properties" || t == "schemas" || t == "parameters" || t == "anyOf" || t == "oneOf":
@@ -314,7 +315,7 @@ func pinned(doc, s map[string]any, prop string, depth int) (string, bool) {
 	if s = deref(doc, s); s == nil || depth > 8 {
 		return "", false
 	}
-	ps := deref(doc, get(s, "properties", prop))
+	ps := deref(doc, jsondoc.Get(s, "properties", prop))
 	if c, ok := ps["const"].(string); ok {
 		return c, true
 	}
@@ -339,29 +340,9 @@ func deref(doc, s map[string]any) map[string]any {
 		if !ok || !strings.HasPrefix(ref, "#/") {
 			return s
 		}
-		s, _ = at(doc, ref[1:]).(map[string]any)
+		s, _ = jsondoc.At(doc, ref[1:]).(map[string]any)
 	}
 	return s
-}
-
-// at returns the value at a JSON pointer, or nil.
-func at(doc map[string]any, ptr string) any {
-	var v any = doc
-	for _, t := range strings.Split(ptr, "/")[1:] {
-		switch c := v.(type) {
-		case map[string]any:
-			v = c[unescape(t)]
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil
-			}
-			v = c[i]
-		default:
-			return nil
-		}
-	}
-	return v
 }
 
 func isNull(doc, s map[string]any) bool {
@@ -387,32 +368,9 @@ func nonNull(s map[string]any) int {
 	return len(slices.DeleteFunc(types(s), func(t string) bool { return t == "null" }))
 }
 
-// obj returns the object at keys below m, made if missing.
-func obj(m map[string]any, keys ...string) map[string]any {
-	for _, k := range keys {
-		next, _ := m[k].(map[string]any)
-		if next == nil {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	return m
-}
-
-// get returns the object at keys below m, or nil.
-func get(m map[string]any, keys ...string) map[string]any {
-	for _, k := range keys {
-		m, _ = m[k].(map[string]any)
-	}
-	return m
-}
-
 func list(v any) []any { l, _ := v.([]any); return l }
 
-func escape(s string) string   { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
-func unescape(s string) string { return strings.NewReplacer("~1", "/", "~0", "~").Replace(s) }
-func lower(s string) string    { return strings.ToLower(s) }
+func lower(s string) string { return strings.ToLower(s) }
 
 // goName joins the words of s (letters and digits) as an exported name.
 func goName(s string) string {

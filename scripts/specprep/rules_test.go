@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 )
 
 // prepared prepares testdata/prep/<name>.json and returns the document, as
@@ -37,7 +39,7 @@ func prepared(t *testing.T, name string) (map[string]any, string) {
 // is fails unless the value at the JSON pointer ptr prints as want (%v).
 func is(t *testing.T, doc map[string]any, ptr, want string) {
 	t.Helper()
-	if got := fmt.Sprint(at(doc, ptr)); got != want {
+	if got := fmt.Sprint(jsondoc.At(doc, ptr)); got != want {
 		t.Errorf("%s = %s, want %s", ptr, got, want)
 	}
 }

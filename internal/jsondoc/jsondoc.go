@@ -1,0 +1,54 @@
+// Package jsondoc walks a JSON document decoded into maps and slices (an
+// OpenAPI document, for the scripts and tests that edit one): objects by
+// key, values by JSON pointer.
+package jsondoc
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Obj returns the object at keys below m, made where missing.
+func Obj(m map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		next, _ := m[k].(map[string]any)
+		if next == nil {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	return m
+}
+
+// Get returns the object at keys below m, or nil; it makes nothing.
+func Get(m map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		m, _ = m[k].(map[string]any)
+	}
+	return m
+}
+
+// At returns the value at the JSON pointer ptr (RFC 6901) in doc, or nil.
+func At(doc map[string]any, ptr string) any {
+	var v any = doc
+	for _, t := range strings.Split(ptr, "/")[1:] {
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[Unescape(t)]
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// Escape and Unescape write and read one token of a JSON pointer.
+func Escape(s string) string   { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
+func Unescape(s string) string { return strings.NewReplacer("~1", "/", "~0", "~").Replace(s) }
