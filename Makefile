@@ -2,7 +2,7 @@
 GO      ?= go
 MODULES := . tools tools/oasdiff tools/apidiff tools/benchstat internal/testdata/consumer
 
-.PHONY: all generate check check-peers check-specs check-generated check-format check-vet check-tidy check-consumer check-actions check-ratelimit test \
+.PHONY: all generate tidy check check-peers check-specs check-generated check-format check-vet check-tidy check-consumer check-actions check-ratelimit test \
 	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck
 
 all: check
@@ -70,6 +70,10 @@ check-vet:
 
 check-tidy:
 	@for m in $(MODULES); do echo "go mod tidy -diff ($$m)"; (cd $$m && $(GO) mod tidy -diff) || exit 1; done
+
+## tidy: go mod tidy in every module (update-spec runs it: generated code may import something new)
+tidy:
+	@for m in $(MODULES); do (cd $$m && $(GO) mod tidy) || exit 1; done
 
 check-consumer:
 	./scripts/check-consumer.sh

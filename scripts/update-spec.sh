@@ -58,11 +58,12 @@ if [ "$breaking" -gt 1 ]; then
 fi
 
 echo "== Writing openapi.json and regenerating gen/"
-mkdir "$tmp/old" && cp -R openapi.json go.mod go.sum gen "$tmp/old/" # they move together, or not at all
+# openapi.json, gen/ and the modules' go.mod and go.sum move together, or not at all.
+mapfile -t mods < <(git ls-files -- 'go.mod' 'go.sum' '*/go.mod' '*/go.sum')
+mkdir "$tmp/old" && cp -R --parents openapi.json gen "${mods[@]}" "$tmp/old/"
 cp "$tmp/openapi.json" openapi.json
-restore() { rm -rf gen && cp -R "$tmp/old/." .; }
-if ! { $MAKE generate && $GO mod tidy; } 2>&1 | tee "$tmp/generate.log"; then
-	restore
+if ! { $MAKE generate && $MAKE tidy; } 2>&1 | tee "$tmp/generate.log"; then
+	rm -rf gen && cp -R "$tmp/old/." .
 	why=$(grep -v -E '^(go generate|make|specprep: [a-z-]+ \()' "$tmp/generate.log" | grep -m1 -E -i 'error|fail|panic' || tail -n 1 "$tmp/generate.log")
 	echo "== Summary"
 	echo "update-spec: FAIL: the generator refuses the new spec: $why"
