@@ -23,16 +23,16 @@ func checkResponse(rt *route, resp *http.Response, data []byte, b *body) error {
 	if code < 200 || code > 299 {
 		return newAPIError(resp, data, b)
 	}
-	declared, jsonOnly := true, false
+	success := uint8(anyBody)
 	if rt != nil {
-		declared, jsonOnly = rt.op.success(code)
+		success = rt.op.success[code-200]
 	}
 	switch {
-	case !declared:
+	case success == undeclared:
 		return newDecodeError(resp, data, b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
 	case mediatype.IsJSON(ct) && !json.Valid(data):
 		return newDecodeError(resp, data, b, json.Unmarshal(data, new(json.RawMessage)))
-	case jsonOnly && !mediatype.IsJSON(ct):
+	case success == jsonOnly && !mediatype.IsJSON(ct):
 		return newDecodeError(resp, data, b, errors.New("the body is not the JSON the API spec declares"))
 	}
 	return nil

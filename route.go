@@ -55,6 +55,7 @@ type operation struct {
 		Content map[string]struct{ Schema *schema }
 	}
 	Responses map[string]*response
+	success   [100]uint8 // by status - 200: undeclared, anyBody or jsonOnly (successes)
 }
 
 // response is an OpenAPI response: its media types, or a $ref to one.
@@ -94,6 +95,7 @@ func loadDocument(b []byte) *document {
 					}
 					op.Responses[code] = r
 				}
+				op.success = successes(op.Responses)
 				rt := newRoute(m, tmpl, op)
 				d.routes[m] = append(d.routes[m], rt)
 				for _, name := range []string{op.OperationID, opname.FastAPI(op.OperationID, m, tmpl)} {
@@ -341,36 +343,45 @@ func (d *document) sender() *route {
 	}
 }
 
-// success returns how the operation declares status code, a 2xx: whether
-// it does, and whether its body is then JSON only. An exact status wins over
-// "2XX", which wins over "default", which counts only for an operation that
-// declares no 2xx at all; an operation that declares no response accepts
-// any 2xx.
-func (op *operation) success(code int) (declared, jsonOnly bool) {
-	if len(op.Responses) == 0 {
-		return true, false
+// Whether an operation declares a success status, and its body (success).
+const (
+	undeclared = iota
+	anyBody    // no body, or one not JSON only
+	jsonOnly   // JSON, and nothing else
+)
+
+// successes returns how the operation declares each status 200 to 299: an
+// exact status wins over "2XX", which wins over "default", which counts
+// only for an operation that declares no 2xx at all; an operation that
+// declares no response takes any 2xx.
+func successes(responses map[string]*response) (out [100]uint8) {
+	any2xx := len(responses) == 0
+	for code := range responses {
+		any2xx = any2xx || strings.HasPrefix(code, "2")
 	}
-	r, ok := op.Responses[strconv.Itoa(code)]
-	if !ok {
-		r, ok = op.Responses["2XX"]
+	for i := range out {
+		r, ok := responses[strconv.Itoa(200+i)]
+		for _, k := range []string{"2XX", "2xx", "default"} {
+			if !ok && (k != "default" || !any2xx) {
+				r, ok = responses[k]
+			}
+		}
+		switch {
+		case len(responses) == 0 || ok && (r == nil || r.Ref != ""):
+			out[i] = anyBody
+		case ok:
+			out[i] = jsonOnly
+			for mt := range r.Content {
+				if !mediatype.IsJSON(strings.ToLower(mt)) {
+					out[i] = anyBody
+				}
+			}
+			if len(r.Content) == 0 {
+				out[i] = anyBody
+			}
+		}
 	}
-	if !ok {
-		r, ok = op.Responses["2xx"]
-	}
-	if !ok && !slices.ContainsFunc(slices.Collect(maps.Keys(op.Responses)), func(k string) bool { return strings.HasPrefix(k, "2") }) {
-		r, ok = op.Responses["default"]
-	}
-	if !ok {
-		return false, false
-	}
-	var isJSON, other bool
-	if r == nil || r.Ref != "" {
-		return true, false
-	}
-	for mt := range r.Content {
-		isJSON, other = isJSON || mediatype.IsJSON(strings.ToLower(mt)), other || !mediatype.IsJSON(strings.ToLower(mt))
-	}
-	return true, isJSON && !other
+	return out
 }
 
 // operationPath returns the method and template of an operation whose path
