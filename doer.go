@@ -140,12 +140,24 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 		return nil, fail(fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, d.maxBody))
 	}
 	b := &body{lr: io.LimitedReader{R: resp.Body, N: d.maxBody + 1}, redact: d.redact.text} // one allocation for both
-	// bytes.Buffer sized from Content-Length, growing by doubling: a large
-	// body costs about twice its size, where Go 1.25's io.ReadAll costs five.
-	var buf bytes.Buffer
-	buf.Grow(int(max(min(resp.ContentLength, d.maxBody), 0)) + bytes.MinRead)
-	_, err := buf.ReadFrom(&b.lr)
-	b.data, b.lr.R = buf.Bytes(), nil
+	var err error
+	if n := min(resp.ContentLength, d.maxBody); n >= 0 { // as announced (up to the cap), and one byte more to see a longer body
+		b.data = make([]byte, n+1)
+		var k int
+		if k, err = io.ReadFull(&b.lr, b.data); int64(k) == n && (err == io.ErrUnexpectedEOF || err == io.EOF) {
+			b.data, err = b.data[:k], nil
+		} else {
+			b.data = b.data[:k]
+		}
+	}
+	if err == nil && (resp.ContentLength < 0 || int64(len(b.data)) > min(resp.ContentLength, d.maxBody)) {
+		// bytes.Buffer growing by doubling: a large body costs about twice
+		// its size, where Go 1.25's io.ReadAll costs five.
+		buf := bytes.NewBuffer(b.data)
+		_, err = buf.ReadFrom(&b.lr)
+		b.data = buf.Bytes()
+	}
+	b.lr.R = nil
 	switch {
 	case ok && int64(len(b.data)) > d.maxBody:
 		return nil, fail(fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, d.maxBody))
