@@ -2,6 +2,7 @@ package tensorpool
 
 import (
 	"encoding/json"
+	"iter"
 	"maps"
 	"net/http"
 	"net/url"
@@ -32,13 +33,15 @@ type route struct {
 	method, template string
 	segs             []segment // the template's segments, after its leading '/'
 	literals         int       // literal segments: the more, the better a match
+	partial          int       // segments holding a parameter and literal text: the next tie-break
 	op               *operation
 	ambiguous        bool // a "", "." or ".." parameter of another route can reach it
 }
 
 // segment is a literal segment of a template (name == ""), or one holding a
-// parameter between prefix and suffix; several parameters in one segment
-// ("{a}.{b}") match any text and are not checked (multi).
+// parameter between prefix and suffix; a segment holding several
+// ("{a}.{b}") matches any text, its value is the whole segment and its name
+// theirs ("a or b"): multi.
 type segment struct {
 	prefix, name, suffix string
 	multi                bool
@@ -55,7 +58,7 @@ type operation struct {
 		Content map[string]struct{ Schema *schema }
 	}
 	Responses map[string]*response
-	success   [100]uint8 // by status - 200: undeclared, anyBody or jsonOnly (successes)
+	success   [100]uint8 // by status - 200: undeclared, noJSON, someJSON or jsonOnly (successes)
 }
 
 // response is an OpenAPI response: its media types, or a $ref to one.
@@ -131,41 +134,65 @@ func newRoute(method, tmpl string, op *operation) *route {
 		case !found || !closed:
 			rt.segs = append(rt.segs, segment{prefix: s})
 			rt.literals++
+		case strings.Contains(suf, "{"):
+			var names []string
+			for _, part := range strings.Split(s, "{")[1:] {
+				names = append(names, part[:max(strings.Index(part, "}"), 0)])
+			}
+			rt.segs = append(rt.segs, segment{name: strings.Join(names, " or "), multi: true})
+			rt.partial++
 		default:
-			rt.segs = append(rt.segs, segment{prefix: pre, name: name, suffix: suf, multi: strings.Contains(suf, "{")})
+			rt.segs = append(rt.segs, segment{prefix: pre, name: name, suffix: suf})
+			if pre != "" || suf != "" {
+				rt.partial++
+			}
 		}
 	}
 	return rt
 }
 
+// beats reports whether rt is a better match than o (nil): more literal
+// segments, then more segments with literal text around a parameter.
+func (rt *route) beats(o *route) bool {
+	return o == nil || rt.literals > o.literals || rt.literals == o.literals && rt.partial > o.partial
+}
+
 // match returns the route of method for the escaped path p (it starts with
-// '/'), preferring the template with the most literal segments, and its path
-// parameters' values, unescaped, in template order.
-func (d *document) match(method, p string) (*route, []string) {
+// '/', or is ""), the best (see beats) of those it fits, and whether another
+// fits too.
+func (d *document) match(method, p string) (best *route, others bool) {
 	n := strings.Count(p, "/")
-	var best *route
 	for _, rt := range d.routes[method] {
-		if len(rt.segs) == n && (best == nil || rt.literals > best.literals) && rt.fits(p) {
-			best = rt
+		if len(rt.segs) == n && rt.fits(p) {
+			others = others || best != nil
+			if rt.beats(best) {
+				best = rt
+			}
 		}
 	}
-	if best == nil {
-		return nil, nil
-	}
+	return best, others
+}
+
+// values returns the path parameters' values in the escaped path p, which
+// fits rt, unescaped, in template order (one per segment).
+func (rt *route) values(p string) []string {
 	var vals []string
 	rest := p[1:]
-	for _, sg := range best.segs {
+	for _, sg := range rt.segs {
 		var s string
 		s, rest, _ = strings.Cut(rest, "/")
 		if sg.name != "" {
 			vals = append(vals, unescape(s[len(sg.prefix):len(s)-len(sg.suffix)]))
 		}
 	}
-	return best, vals
+	return vals
 }
 
 // fits reports whether the escaped path p is an instance of the template.
 func (rt *route) fits(p string) bool {
+	if p == "" {
+		return false
+	}
 	rest := p[1:]
 	for _, sg := range rt.segs {
 		var s string
@@ -199,40 +226,75 @@ func unescape(s string) string {
 	return s
 }
 
-// find returns the route of an HTTP request and its path parameters' values,
-// or an ErrInvalidRequest error: the id rule (internal/pathparam) refuses a
-// value, or the path is one the generated request builders can only send
-// when a value was "", "." or ".." (url.Parse resolves dot segments): it
-// fits no template, or it fits one that such a value of another could
-// reach (ambiguous), and the generated method that sent it is that other
-// one's. basePath is the base URL's.
+// find returns the route of an HTTP request (nil if it is no operation's)
+// and its path parameters' values, or an ErrInvalidRequest error: the id
+// rule (internal/pathparam) refuses a value, or the path is not one the
+// generated method that sent it (sender) builds, under the base URL's path
+// (basePath) or after a prefix a request editor added, but one a "", "."
+// or ".." value explains (url.Parse resolves dot segments). Where the path
+// fits no template, or several, the sender's is the route.
 func (d *document) find(req *http.Request, basePath string) (*route, []string, error) {
-	p, ok := strings.CutPrefix(req.URL.EscapedPath(), basePath)
+	full := req.URL.EscapedPath()
+	p, ok := strings.CutPrefix(full, basePath)
 	if !ok || !strings.HasPrefix(p, "/") {
 		p = "" // above the base URL: ".." in a parameter
 	}
-	rt, vals := d.match(req.Method, p)
-	if rt == nil || rt.ambiguous {
-		if sender := d.sender(); rt == nil || sender != nil && sender != rt {
-			name, why := "path", "it matches no operation of the API spec, so a path parameter was empty, \".\" or \"..\""
-			if n := d.resolvedAway(req.Method, p, sender); n != "" {
-				name, why = n, `is "", "." or "..", which address another path`
+	rt, others := d.match(req.Method, p)
+	if rt == nil || rt.ambiguous || others {
+		sender := d.sender()
+		if sender != nil && sender != rt {
+			rt, p = sender.in(full)
+		}
+		if rt == nil {
+			name := "" // the parameter whose "", "." or ".." value explains the path
+			for t := range tails(full) {
+				if name == "" && (sender != nil || t == p) {
+					name = d.resolvedAway(req.Method, t, sender)
+				}
 			}
-			return nil, nil, &invalidRequest{req.Method, req.URL.EscapedPath(), name, why}
+			switch {
+			case name != "":
+				return nil, nil, &invalidRequest{req.Method, full, name, `is "", "." or "..", which address another path`}
+			case p == "":
+				return nil, nil, &invalidRequest{req.Method, full, "path", `it is not under the base URL's path: a path parameter was "..", or a request editor rewrote it`}
+			}
+			return nil, nil, nil // not a generated method's request, nor any operation's: nothing to check
 		}
 	}
-	i := 0
+	vals, i := rt.values(p), 0
 	for _, sg := range rt.segs {
-		if sg.name != "" && !sg.multi {
-			if why := pathparam.Invalid(vals[i]); why != "" {
-				return nil, nil, &invalidRequest{req.Method, req.URL.EscapedPath(), sg.name, why}
-			}
+		if sg.name == "" {
+			continue
 		}
-		if sg.name != "" {
-			i++
+		if why := pathparam.Invalid(vals[i]); why != "" {
+			return nil, nil, &invalidRequest{req.Method, full, sg.name, why}
 		}
+		i++
 	}
 	return rt, vals, nil
+}
+
+// in returns rt and the end of the escaped path full that fits it (a
+// request editor put something before it), or nil.
+func (rt *route) in(full string) (*route, string) {
+	for t := range tails(full) {
+		if rt != nil && rt.fits(t) {
+			return rt, t
+		}
+	}
+	return nil, ""
+}
+
+// tails yields the ends of the escaped path p that start with '/', longest
+// first.
+func tails(p string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := range len(p) {
+			if p[i] == '/' && !yield(p[i:]) {
+				return
+			}
+		}
+	}
 }
 
 // resolvedAway names the parameter that, as "", "." or "..", makes a
@@ -346,7 +408,8 @@ func (d *document) sender() *route {
 // Whether an operation declares a success status, and its body (success).
 const (
 	undeclared = iota
-	anyBody    // no body, or one not JSON only
+	noJSON     // declared without a JSON body: the body is not checked (the generated parser ignores it)
+	someJSON   // JSON among other media types, or the operation is not known: a body labelled JSON must be JSON
 	jsonOnly   // JSON, and nothing else
 )
 
@@ -368,16 +431,23 @@ func successes(responses map[string]*response) (out [100]uint8) {
 		}
 		switch {
 		case len(responses) == 0 || ok && (r == nil || r.Ref != ""):
-			out[i] = anyBody
+			out[i] = someJSON
 		case ok:
-			out[i] = jsonOnly
+			json, other := 0, 0
 			for mt := range r.Content {
-				if !mediatype.IsJSON(strings.ToLower(mt)) {
-					out[i] = anyBody
+				if mediatype.IsJSON(strings.ToLower(mt)) {
+					json++
+				} else {
+					other++
 				}
 			}
-			if len(r.Content) == 0 {
-				out[i] = anyBody
+			switch {
+			case json == 0:
+				out[i] = noJSON
+			case other == 0:
+				out[i] = jsonOnly
+			default:
+				out[i] = someJSON
 			}
 		}
 	}
@@ -387,17 +457,15 @@ func successes(responses map[string]*response) (out [100]uint8) {
 // operationPath returns the method and template of an operation whose path
 // ends the base URL's path p, or "": a base URL that already names an
 // operation ("https://engine.tensorpool.dev/storage/attach") would send
-// every call to a path that does not exist.
+// every call to a path that does not exist. A template with parameters
+// counts only with two literal segments or more: a gateway's prefix
+// ("/storage/eu") may look like "/storage/{storage_id}".
 func (d *document) operationPath(p string) string {
-	p = strings.TrimSuffix(p, "/")
-	for i := range len(p) {
-		if p[i] != '/' {
-			continue
-		}
-		var best *route // the longest end first, then the most literal segments
+	for t := range tails(strings.TrimSuffix(p, "/")) {
+		var best *route // the longest end first, then the best match
 		for _, m := range slices.Sorted(maps.Keys(d.routes)) {
-			if rt, _ := d.match(m, p[i:]); rt != nil && rt.literals > 0 && strings.Trim(rt.template, "/") != "" &&
-				(best == nil || rt.literals > best.literals) {
+			if rt, _ := d.match(m, t); rt != nil && (rt.literals == len(rt.segs) || rt.literals >= 2) &&
+				strings.Trim(rt.template, "/") != "" && rt.beats(best) {
 				best = rt
 			}
 		}
@@ -411,11 +479,9 @@ func (d *document) operationPath(p string) string {
 // below returns the route of method that the escaped path p fits, or its
 // end below a base URL's path, longest first; nil if none.
 func (d *document) below(method, p string) *route {
-	for i := range len(p) {
-		if p[i] == '/' {
-			if rt, _ := d.match(method, p[i:]); rt != nil {
-				return rt
-			}
+	for t := range tails(p) {
+		if rt, _ := d.match(method, t); rt != nil {
+			return rt
 		}
 	}
 	return nil

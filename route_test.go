@@ -1,10 +1,12 @@
 package tensorpool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"slices"
@@ -64,7 +66,8 @@ func TestIDRule(t *testing.T) {
 // TestResolvedAway: a path the generated builders can only produce from a
 // "", "." or ".." parameter (url.Parse resolves dot segments) is refused,
 // naming the parameter, in any document: the last segment, a middle one,
-// one with a prefix and suffix; a path no template fits is refused too.
+// one with a prefix and suffix; so is a path that is not under the base
+// URL's.
 func TestResolvedAway(t *testing.T) {
 	doc := loadDocument([]byte(`{"paths":{
 		"/v/{kind}/items/{item}":{"delete":{}},
@@ -90,11 +93,13 @@ func TestResolvedAway(t *testing.T) {
 			t.Errorf("%s %s with %q (sent as %s): %v, want ErrInvalidRequest naming %s", tc.method, tc.tmpl, tc.value, u.Path, err, tc.param)
 		}
 	}
-	for _, p := range []string{"/base/nothing/here", "/elsewhere"} {
-		req, _ := http.NewRequest("GET", "https://x"+p, nil)
-		if _, err := doc.request(req, "/base", false); !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "matches no operation") {
-			t.Errorf("GET %s: %v", p, err)
-		}
+	req, _ := http.NewRequest("GET", "https://x/elsewhere", nil)
+	if _, err := doc.request(req, "/base", false); !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "not under the base URL's path") {
+		t.Errorf("GET /elsewhere: %v", err)
+	}
+	req, _ = http.NewRequest("GET", "https://x/base/nothing/here", nil) // no generated method's: nothing to check
+	if rt, err := doc.request(req, "/base", true); rt != nil || err != nil {
+		t.Errorf("GET /base/nothing/here: %v, %v", rt, err)
 	}
 }
 
@@ -115,8 +120,8 @@ func TestEveryPathParameterKeepsTheIDRule(t *testing.T) {
 		for j := 2; j < ft.NumIn() && ft.In(j).Kind() == reflect.String; j++ {
 			params = append(params, j) // the path parameters lead, as strings
 		}
-		if strings.Contains(m.Name, "With") && strings.HasSuffix(m.Name, "Body") && len(params) > 0 {
-			params = params[:len(params)-1] // the content type
+		if k := len(params); k > 0 && params[k-1]+1 < ft.NumIn() && ft.In(params[k-1]+1) == reflect.TypeFor[io.Reader]() {
+			params = params[:k-1] // XWithBody's content type, before its body
 		}
 		for _, j := range params {
 			for bad := range badIDs {
@@ -155,14 +160,15 @@ func TestEveryPathParameterKeepsTheIDRule(t *testing.T) {
 }
 
 // TestBaseURLNamingAnOperation: a base URL whose path ends in an operation's
-// path is refused at NewClient, naming the operation, not the URL.
+// path is refused at NewClient, naming the operation, not the URL; a
+// template with parameters only with two literal segments or more.
 func TestBaseURLNamingAnOperation(t *testing.T) {
 	for base, op := range map[string]string{
 		"https://engine.tensorpool.dev/storage/attach":          "POST /storage/attach",
 		"https://engine.tensorpool.dev/storage/attach/":         "POST /storage/attach",
 		"https://proxy.example/tp/request/info/req_secretish1":  "GET /request/info/{request_id}",
-		"https://engine.tensorpool.dev/storage/s-1":             "DELETE /storage/{storage_id}",
-		"https://engine.tensorpool.dev/v1/storage/s%2Fx":        "DELETE /storage/{storage_id}",
+		"https://engine.tensorpool.dev/storage/s-1":             "", // a gateway's prefix may look like it
+		"https://gw.example/storage/eu":                         "",
 		"https://engine.tensorpool.dev/storage":                 "",
 		"https://engine.tensorpool.dev/":                        "",
 		"https://proxy.example/tensorpool/request/info":         "",
@@ -212,5 +218,101 @@ func TestAmbiguousPathToldApartBySender(t *testing.T) {
 	}
 	if _, err := c.StorageDestroy(bg, "s-1"); err != nil || f.n() != 2 {
 		t.Errorf("StorageDestroy(s-1): %v", err)
+	}
+}
+
+// TestSegmentWithSeveralParameters: a segment holding two parameters
+// ("{name}-{version}.tgz") matches without a panic, whatever its text, and
+// keeps the id rule on the whole segment, naming both.
+func TestSegmentWithSeveralParameters(t *testing.T) {
+	doc := loadDocument([]byte(`{"paths":{
+		"/charts/{name}-{version}.tgz":{"get":{}},
+		"/f/{a}.{b}":{"get":{}}}}`))
+	for p, want := range map[string]string{
+		"/charts/a-1.tgz":   "",
+		"/f/..x":            "",
+		"/f/x":              "",
+		"/charts/a%2F1.tgz": "invalid name or version: contains '/'",
+		"/f/%2E%2E":         `invalid a or b: is "..", which would address another path`,
+	} {
+		req, _ := http.NewRequest("GET", "https://x"+p, nil)
+		rt, err := doc.request(req, "", true)
+		switch {
+		case want == "" && (err != nil || rt == nil):
+			t.Errorf("GET %s: %v, %v", p, rt, err)
+		case want != "" && (!errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), want)):
+			t.Errorf("GET %s: %v, want %q", p, err, want)
+		}
+	}
+}
+
+// TestMostLiteralTemplateWins: of two templates a path fits, the one with
+// more literal text wins, a segment's included ("{name}.json" over
+// "{name}").
+func TestMostLiteralTemplateWins(t *testing.T) {
+	doc := loadDocument([]byte(`{"paths":{"/g/{name}":{"get":{}},"/g/{name}.json":{"get":{}},"/g/latest":{"get":{}}}}`))
+	for p, want := range map[string]string{"/g/a.json": "/g/{name}.json", "/g/a": "/g/{name}", "/g/latest": "/g/latest"} {
+		if rt, _ := doc.match("GET", p); rt == nil || rt.template != want {
+			t.Errorf("GET %s: %v, want %s", p, rt, want)
+		}
+	}
+}
+
+// TestSenderWinsOverAMoreLiteralTemplate: where the path a generated method
+// built also fits a more literal template of another operation (frigate's
+// GET /{camera_name}/latest.{extension} and GET /review/{review_id}), the
+// request goes, and its answer is checked against the sender's operation.
+func TestSenderWinsOverAMoreLiteralTemplate(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, destroyOK), nil }}
+	c := fakeClient(t, f)
+	doerOf(c).doc = loadDocument([]byte(`{"paths":{
+		"/{kind}/{storage_id}":{"delete":{"operationId":"storage_destroy","responses":{"202":{"content":{"application/json":{}}}}}},
+		"/storage/{other}":{"delete":{"operationId":"other","responses":{"200":{"content":{"image/png":{}}}}}}}}`))
+	if r, err := c.StorageDestroyWithResponse(bg, "s-1"); err != nil || r.JSON202 == nil || f.n() != 1 {
+		t.Fatalf("StorageDestroy: %v, %d sent", err, f.n())
+	}
+}
+
+// TestRequestEditorMovesThePath: a request editor that puts a gateway's
+// prefix before the path breaks nothing: the request goes and is checked as
+// its operation's; the id rule still holds.
+func TestRequestEditorMovesThePath(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, destroyOK), nil }}
+	gateway := gen.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.URL.Path = "/gw/v1" + r.URL.Path
+		return nil
+	})
+	for _, opts := range [][]Option{nil, {WithoutClientValidation()}} {
+		c, err := gen.NewClientWithResponses("https://engine.test", gen.WithHTTPClient(doerOf(fakeClient(t, f, opts...))), gateway)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := f.n()
+		if r, err := c.StorageDestroyWithResponse(bg, "s-1"); err != nil || r.JSON202 == nil || f.get(n).path != "/gw/v1/storage/s-1" {
+			t.Errorf("StorageDestroy(s-1): %v", err)
+		}
+		if _, err := c.StorageDestroyWithResponse(bg, ""); !errors.Is(err, ErrInvalidRequest) || f.n() != n+1 {
+			t.Errorf(`StorageDestroy(""): %v, %d sent`, err, f.n()-n)
+		}
+	}
+}
+
+// TestHeadSuccessWithContentLength: a HEAD answer announces the GET's
+// Content-Length and has no body: a success, not a body cut short.
+func TestHeadSuccessWithContentLength(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", "5")
+		w.Header().Set("Content-Type", "application/json")
+	}))
+	defer srv.Close()
+	c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doerOf(c)
+	d.doc = loadDocument([]byte(`{"paths":{"/ping":{"head":{"responses":{"204":{},"200":{}}}}}}`))
+	req, _ := http.NewRequest(http.MethodHead, srv.URL+"/ping", nil)
+	if resp, err := d.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("HEAD /ping: %v", err)
 	}
 }

@@ -47,7 +47,7 @@ func (p *pattern) UnmarshalJSON(b []byte) error {
 // replayable.
 func (d *document) request(req *http.Request, basePath string, constraints bool) (*route, error) {
 	rt, vals, err := d.find(req, basePath)
-	if err != nil || !constraints {
+	if rt == nil || err != nil || !constraints {
 		return rt, err
 	}
 	var field, reason string

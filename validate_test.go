@@ -98,7 +98,7 @@ func TestValidationFromTheSpec(t *testing.T) {
 		{"/v/a/items", `{"id":"i-1","nested":{"mode":"auto"}}`, `invalid nested.mode: must be one of [on off], got auto`},
 		{"/v/a/items", `{"id":"i-1","size":{"x":1},"tags":"a"}`, ""}, // wrong types: the server's to judge
 		{"/v/list/items", `{}`, ""}, // the literal route, which states nothing
-		{"/other", `{}`, `invalid path: it matches no operation`},
+		{"/other", `{}`, ""},        // no operation's, and no generated method sent it: nothing to check
 	} {
 		req, _ := http.NewRequest("POST", "https://x/base"+tc.path, strings.NewReader(tc.body))
 		_, err := doc.request(req, "/base", true)
