@@ -136,12 +136,16 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 		return &DecodeError{StatusCode: resp.StatusCode, Method: req.Method, Path: d.redact.text(req.URL.Path),
 			ContentType: servertext.Clean(d.redact.text(resp.Header.Get("Content-Type"))), Err: err}
 	}
-	if ok && resp.ContentLength > d.maxBody {
+	size := resp.ContentLength // announced; a HEAD's is the GET's, its body empty
+	if resp.Body == http.NoBody {
+		size = 0
+	}
+	if ok && size > d.maxBody {
 		return nil, fail(fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, d.maxBody))
 	}
 	b := &body{lr: io.LimitedReader{R: resp.Body, N: d.maxBody + 1}, redact: d.redact.text} // one allocation for both
 	var err error
-	if n := min(resp.ContentLength, d.maxBody); n >= 0 { // as announced (up to the cap), and one byte more to see a longer body
+	if n := min(size, d.maxBody); n >= 0 { // as announced (up to the cap), and one byte more to see a longer body
 		b.data = make([]byte, n+1)
 		var k int
 		if k, err = io.ReadFull(&b.lr, b.data); int64(k) == n && (err == io.ErrUnexpectedEOF || err == io.EOF) {
@@ -150,7 +154,7 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 			b.data = b.data[:k]
 		}
 	}
-	if err == nil && (resp.ContentLength < 0 || int64(len(b.data)) > min(resp.ContentLength, d.maxBody)) {
+	if err == nil && (size < 0 || int64(len(b.data)) > min(size, d.maxBody)) {
 		// bytes.Buffer growing by doubling: a large body costs about twice
 		// its size, where Go 1.25's io.ReadAll costs five.
 		buf := bytes.NewBuffer(b.data)

@@ -296,6 +296,8 @@ func TestDeclaredSuccesses(t *testing.T) {
 	}{
 		{answerOf{200, "application/json", infoOK}, true},
 		{answerOf{204, "", ""}, true},
+		{answerOf{204, "application/json", ""}, true}, // declared without a body: not parsed, not checked
+		{answerOf{202, "application/json", "{"}, true},
 		{answerOf{202, "text/plain", "queued"}, true},
 		{answerOf{206, "application/json", `{}`}, true},
 		{answerOf{206, "text/plain", "part"}, false},
@@ -324,4 +326,24 @@ func TestDeclaredSuccesses(t *testing.T) {
 type answerOf struct {
 	code        int
 	ctype, body string
+}
+
+// TestCheckFindsTheOperationByType: a mock or hand-built response, without a
+// request, is checked against its operation (gen's <Operation>Response):
+// a declared success without its JSON, or an undeclared 2xx, is an error;
+// a declared success with its typed field set is not.
+func TestCheckFindsTheOperationByType(t *testing.T) {
+	for _, code := range []int{202, 299} {
+		r := &gen.StorageDestroyResponse{HTTPResponse: &http.Response{StatusCode: code}}
+		if _, err := Check(r, nil); !errors.As(err, new(*DecodeError)) {
+			t.Errorf("%d without a body: %v, want a *DecodeError", code, err)
+		}
+	}
+	r := &gen.StorageDestroyResponse{HTTPResponse: &http.Response{StatusCode: 202}, JSON202: &gen.StorageDestroyRestResponse{}}
+	if _, err := Check(r, nil); err != nil {
+		t.Errorf("202 with JSON202 set: %v", err)
+	}
+	if _, err := Check(&gen.StorageDestroyResponse{HTTPResponse: &http.Response{StatusCode: 422}, JSON422: &gen.HTTPValidationError{}}, nil); !errors.As(err, new(*APIError)) {
+		t.Errorf("422 with its typed field set: %v, want an *APIError", err)
+	}
 }
