@@ -53,8 +53,11 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	if cfg.key == "" {
 		return nil, ErrNoAPIKey
 	}
-	if strings.ContainsFunc(cfg.key, func(r rune) bool { return r <= ' ' || r >= 0x7f }) { // the error never includes the key
+	switch { // the error never includes the key
+	case strings.ContainsFunc(cfg.key, func(r rune) bool { return r <= ' ' || r >= 0x7f }):
 		return nil, errors.New("tensorpool: invalid API key: it contains spaces, control or non-ASCII characters")
+	case len(cfg.key) < minKey: // redacting "a" or "s" would garble every message
+		return nil, errors.New(errShortKey)
 	}
 	redact := newRedactor(cfg.key)
 	if env := strings.TrimSpace(os.Getenv(EnvBaseURL)); !cfg.baseURLSet && env != "" {

@@ -323,11 +323,17 @@ func TestNewClientRefusesWhatItCannotSend(t *testing.T) {
 	}
 }
 
-// TestShortKeyGarblesNothing: with a one-character key, the client's own
-// words and a server's keep every letter; the key itself, where it stands
-// alone, is still redacted.
+// TestShortKeyGarblesNothing: a key of 1 to 3 characters, which no rule
+// could tell from a word or an id ("a", "r" in "r-2"), is refused; with a
+// short key that is taken, the client's own words and a server's keep every
+// letter, and the key itself, where it stands alone, is still redacted.
 func TestShortKeyGarblesNothing(t *testing.T) {
-	for _, key := range []string{"k", "e", "tp", "abcd"} {
+	for _, key := range []string{"a", "r", "1", "tp", "abc"} {
+		if _, err := NewClient(WithAPIKey(key)); err == nil || err.Error() != errShortKey {
+			t.Errorf("key %q: NewClient: %v, want %q", key, err, errShortKey)
+		}
+	}
+	for _, key := range []string{"abcd", "tp-k", "ke-y1"} {
 		_, err := NewClient(WithAPIKey(key), WithBaseURL("http://example.com"))
 		if err == nil || !strings.Contains(err.Error(), "not a loopback host: the API key would travel in clear text") {
 			t.Errorf("key %q: NewClient: %v", key, err)

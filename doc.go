@@ -26,9 +26,10 @@
 // its start (8 characters or more) ending a text or a JSON string, a key
 // cut short; errors.Is still sees the cause of an error so redacted. A
 // successful response reaches the caller as the server sent it, but for an
-// exact echo of the whole key. A key shorter than 8 characters is replaced
-// only where it stands alone (no letter or digit beside it), so that it
-// garbles no word. No URL in an error or a log line shows userinfo.
+// exact echo of the whole key. NewClient refuses a key shorter than 4
+// characters, which no rule could tell from a word; one shorter than 8 is
+// replaced only where it stands alone (no letter or digit beside it), so
+// that it garbles no word. No URL in an error or a log line shows userinfo.
 //
 // # Errors
 //

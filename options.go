@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tensorpool/tensorpool-go/gen"
 )
@@ -44,7 +45,8 @@ func setIf(ok bool, err error, f func(*config)) Option {
 
 // WithAPIKey sets the API key, sent as "Authorization: Bearer <key>",
 // instead of $TENSORPOOL_KEY. Surrounding white space is trimmed; an empty
-// key makes NewClient fail with ErrNoAPIKey.
+// key makes NewClient fail with ErrNoAPIKey, one shorter than 4 characters
+// with another error.
 func WithAPIKey(key string) Option {
 	return set(func(c *config) { c.key, c.keySet = strings.TrimSpace(key), true })
 }
@@ -101,7 +103,7 @@ func WithMaxResponseBytes(n int64) Option {
 // library's User-Agent. NewClient refuses one with control characters,
 // which no request could carry.
 func WithUserAgent(product string) Option {
-	return setIf(!strings.ContainsFunc(product, func(r rune) bool { return r < ' ' || r == 0x7f }),
+	return setIf(!strings.ContainsFunc(product, unicode.IsControl),
 		errors.New("tensorpool: WithUserAgent: the product contains control characters"), func(c *config) { c.userAgent = product })
 }
 

@@ -14,8 +14,12 @@ import (
 )
 
 // redacted replaces the key; minCut is the shortest start of a printed form
-// of the key that counts as a cut key.
-const redacted, minCut = "[REDACTED]", 8
+// of the key that counts as a cut key; minKey the shortest key NewClient
+// takes (errShortKey).
+const (
+	redacted, minCut, minKey = "[REDACTED]", 8, 4
+	errShortKey              = "tensorpool: invalid API key: it is shorter than 4 characters"
+)
 
 // redactor is the one redaction rule for one key. Its functions are
 // closures, so the key lives in them only: fmt prints a func as an address.
