@@ -1,4 +1,4 @@
-# The commands CI runs (.ci/run): `make check`, then `make check-peers`. Run `make check` before you push.
+# The commands CI runs (.ci/run): `make check`, `make check-peers`, then `make check-specs`. Run `make check` before you push.
 GO      ?= go
 MODULES := . tools tools/oasdiff tools/apidiff tools/benchstat internal/testdata/consumer
 

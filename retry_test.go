@@ -341,7 +341,7 @@ func TestRetryTransportErrors(t *testing.T) {
 }
 
 // TestRetryctxSendsOnce is how the transport composes with package wait:
-// a request whose context is marked by retryctx.WithoutTransportRetries is
+// a request whose context is marked by retryctx.Poll is
 // sent exactly once whatever happens; an unmarked one is retried.
 func TestRetryctxSendsOnce(t *testing.T) {
 	for _, tc := range []struct {

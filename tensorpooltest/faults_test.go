@@ -265,8 +265,11 @@ func TestNullRequestIDFault(t *testing.T) {
 		s := seeded(t, tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, time.Second)))
 		s.Engine.InjectFault("StorageDestroy", 1, tensorpooltest.Fault{NullRequestID: true})
 		resp, err := s.Client.StorageDestroyWithResponse(ctx, "s-1")
-		if err != nil || resp.JSON202 == nil || resp.JSON202.RequestID != nil || !strings.Contains(string(resp.Body), `"request_id":null`) {
-			t.Fatalf("err %v, body %s: want a 202 with a null request_id", err, resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.JSON202 == nil || resp.JSON202.RequestID != nil || !strings.Contains(string(resp.Body), `"request_id":null`) {
+			t.Fatalf("body %s: want a 202 with a null request_id", resp.Body)
 		}
 		time.Sleep(time.Second)
 		if _, ok := s.Engine.Storage("s-1"); ok {

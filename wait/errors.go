@@ -33,7 +33,7 @@ var (
 	// "..", or one containing '/', '\\' or a control character: the rule of
 	// every path parameter of tensorpool.NewClient's client); nothing was
 	// sent. It matches tensorpool.ErrInvalidRequest too.
-	ErrInvalidRequestID = fmt.Errorf("invalid request id: %w", tensorpool.ErrInvalidRequest)
+	ErrInvalidRequestID error = invalidRequestID{}
 	// ErrWrongRequest: an answer whose request_id is not the id asked for
 	// (a broken server or proxy), a transient failure.
 	ErrWrongRequest = errors.New("the answer is for another request")
@@ -109,6 +109,13 @@ func message(sep string, info *gen.RequestInfoResponse, redact func(string) stri
 	}
 	return sep + clean(*info.ExternalMessage, redact)
 }
+
+// invalidRequestID is ErrInvalidRequestID: errors.Is matches
+// tensorpool.ErrInvalidRequest too, and its text says it once.
+type invalidRequestID struct{}
+
+func (invalidRequestID) Error() string        { return "invalid request id" }
+func (invalidRequestID) Is(target error) bool { return target == tensorpool.ErrInvalidRequest }
 
 // checkID refuses an id the client's rule for path parameters refuses,
 // whatever client polls: the generated request builder would resolve a dot

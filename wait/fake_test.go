@@ -39,7 +39,7 @@ type call struct {
 	at      time.Time
 	path    string // escaped path
 	method  string
-	marked  bool // the context carries retryctx.WithoutTransportRetries
+	marked  bool // the context carries retryctx.Poll
 	routeOK bool // the path is /request/info/{one segment}
 }
 

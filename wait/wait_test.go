@@ -494,7 +494,7 @@ func TestOnlyGETsAndTransportRetriesDisabled(t *testing.T) {
 		}
 		for _, c := range f.allCalls() {
 			if c.method != http.MethodGet || !c.marked {
-				t.Errorf("request %s %s (marked %v); want GETs marked WithoutTransportRetries", c.method, c.path, c.marked)
+				t.Errorf("request %s %s (marked %v); want GETs marked retryctx.Poll", c.method, c.path, c.marked)
 			}
 		}
 	})

@@ -5,7 +5,10 @@
 // is refused before anything is sent.
 package pathparam
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // Invalid returns why v cannot be sent as a path parameter, or "" if it can:
 // empty, "." or ".." (dot segments: net/url resolves them away, so the
@@ -19,7 +22,7 @@ func Invalid(v string) string {
 		return "is " + `"` + v + `"` + ", which would address another path"
 	case strings.ContainsAny(v, `/\`):
 		return `contains '/' or '\'`
-	case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+	case strings.ContainsFunc(v, unicode.IsControl):
 		return "contains a control character"
 	}
 	return ""
