@@ -72,19 +72,22 @@ func projectEdits(p *prep) error {
 // fastAPINames: oapi-codegen names a method after its operationId only (it
 // reads no x-go-name there), and FastAPI's default operationId is the route
 // name plus path and method (get_request_info_request_info__request_id__get):
-// such an id becomes the route name, unless another operation has it.
+// such an id becomes the route name, unless another operation has it or
+// one the generator prints as the same Go name: names are compared by
+// opname.Key, without case or separators, so list_items_items_get stays
+// beside a listItems (both would be the method ListItems).
 func fastAPINames(p *prep) error {
 	ids := map[string]int{}
 	forOperations(p.doc, func(op map[string]any, method, path string) {
 		id, _ := op["operationId"].(string)
-		ids[id]++
+		ids[opname.Key(id)]++
 		if name := opname.FastAPI(id, method, path); name != id {
-			ids[name]++
+			ids[opname.Key(name)]++
 		}
 	})
 	forOperations(p.doc, func(op map[string]any, method, path string) {
 		id, _ := op["operationId"].(string)
-		if name := opname.FastAPI(id, method, path); name != id && ids[name] == 1 {
+		if name := opname.FastAPI(id, method, path); name != id && ids[opname.Key(name)] == 1 {
 			op["operationId"] = name
 			p.note("/paths/"+jsondoc.Escape(path)+"/"+strings.ToLower(method)+"/operationId", "%s -> %s", id, name)
 		}
