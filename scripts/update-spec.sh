@@ -59,8 +59,14 @@ fi
 
 echo "== Writing openapi.json and regenerating gen/"
 # openapi.json, gen/ and the modules' go.mod and go.sum move together, or not at all.
-mapfile -t mods < <(git ls-files -- 'go.mod' 'go.sum' '*/go.mod' '*/go.sum')
-mkdir "$tmp/old" && cp -R --parents openapi.json gen "${mods[@]}" "$tmp/old/"
+# (No mapfile, no cp --parents: macOS has bash 3.2 and BSD cp.)
+saved=(openapi.json gen)
+while IFS= read -r f; do
+	saved+=("$f")
+done < <(git ls-files -- 'go.mod' 'go.sum' '*/go.mod' '*/go.sum')
+for f in "${saved[@]}"; do
+	mkdir -p "$tmp/old/$(dirname "$f")" && cp -R "$f" "$tmp/old/$f"
+done
 cp "$tmp/openapi.json" openapi.json
 if ! { $MAKE generate && $MAKE tidy; } 2>&1 | tee "$tmp/generate.log"; then
 	rm -rf gen && cp -R "$tmp/old/." .
