@@ -7,8 +7,9 @@
 # 2. print the changes against the vendored openapi.json, breaking ones
 #    first-class (scripts/spec-diff.sh, oasdiff pinned in tools/oasdiff);
 # 3. write openapi.json and regenerate gen/ (make generate: the preparation
-#    step, scripts/specprep, then oapi-codegen): both move together, or, when
-#    the generator refuses the spec, neither;
+#    step, scripts/specprep, then oapi-codegen) and go mod tidy every module
+#    (make tidy): they move together, or, when the generator refuses the spec
+#    or tidy fails, the verdict names which and none moves;
 #    then load it in tensorpooltest's engine;
 # 4. print the Go API changes of the regenerated tree against HEAD
 #    (scripts/api-diff.sh, apidiff pinned in tools/apidiff) and the semver
@@ -68,13 +69,28 @@ for f in "${saved[@]}"; do
 	mkdir -p "$tmp/old/$(dirname "$f")" && cp -R "$f" "$tmp/old/$f"
 done
 cp "$tmp/openapi.json" openapi.json
-if ! { $MAKE generate && $MAKE tidy; } 2>&1 | tee "$tmp/generate.log"; then
+# refused <log> <what failed> <hint>: put the saved files back, name the
+# failure with the log's first error line (else its last line, make's and
+# the generator's own lines aside) and stop.
+refused() {
 	rm -rf gen && cp -R "$tmp/old/." .
-	why=$(grep -v -E '^(go generate|make|specprep: [a-z-]+ \()' "$tmp/generate.log" | grep -m1 -E -i 'error|fail|panic' || tail -n 1 "$tmp/generate.log")
+	why=$(awk '/^(go generate|make|specprep: [a-z-]+ \()/ || NF == 0 { next }
+		{ sub(/^[[:space:]]+/, "") }
+		tolower($0) ~ /error|fail|panic/ { print; found = 1; exit }
+		{ last = $0 }
+		END { if (!found) print last }' "$1")
 	echo "== Summary"
-	echo "update-spec: FAIL: the generator refuses the new spec: $why"
-	echo "update-spec: openapi.json and gen/ are left as they were. A preparation rule (scripts/specprep) may be missing for it, or a project edit's target is gone."
+	echo "update-spec: FAIL: $2: $why"
+	echo "update-spec: openapi.json, gen/ and the modules' go.mod and go.sum are left as they were. $3"
 	exit 1
+}
+if ! $MAKE generate 2>&1 | tee "$tmp/generate.log"; then
+	refused "$tmp/generate.log" "the generator refuses the new spec" \
+		"A preparation rule (scripts/specprep) may be missing for it, or a project edit's target is gone."
+fi
+if ! $MAKE tidy 2>&1 | tee "$tmp/tidy.log"; then
+	refused "$tmp/tidy.log" "go mod tidy (make tidy) fails on the regenerated gen/" \
+		"The generated code may import a module that cannot be fetched here (network, GOPROXY, GOFLAGS)."
 fi
 
 # The first real failure, for the verdict (set once).

@@ -212,37 +212,63 @@ func TestSpecDiffGate(t *testing.T) {
 
 // make update-spec's verdict names the first real failure in one line, and
 // openapi.json and gen/ move together or not at all: a spec the generator
-// refuses leaves both as they were, naming the generator's message; one the
-// engine cannot load is written, naming the engine's error; one that only
-// grows, with no checks, says nothing was checked.
+// refuses, or whose regeneration go mod tidy cannot follow, leaves both as
+// they were, naming which failed and its message; one the engine cannot
+// load is written, naming the engine's error; one that only grows, with no
+// checks, says nothing was checked. A case may add files to the copy (a
+// tidy that fails, appended to its Makefile).
 func TestUpdateSpecVerdicts(t *testing.T) {
 	skipIfSlowOrNested(t)
+	addPing := func(doc map[string]any) {
+		doc["paths"].(map[string]any)["/specgrowth/ping"] = map[string]any{"get": map[string]any{"operationId": "ping",
+			"responses": map[string]any{"200": map[string]any{"description": "pong"}}}}
+	}
 	for _, tc := range []struct {
 		name   string
 		edit   func(doc map[string]any)
+		checks string            // SPEC_CHECKS
+		files  map[string]string // added to the copy (the Makefile: appended)
 		failed bool
+		kept   bool // openapi.json and gen/ left as they were
 		want   []string
 	}{
-		{"the generator refuses", func(doc map[string]any) {
+		{name: "the generator refuses", edit: func(doc map[string]any) {
 			op := doc["paths"].(map[string]any)["/storage/{storage_id}"].(map[string]any)["delete"].(map[string]any)
 			op["parameters"] = append(op["parameters"].([]any), map[string]any{"name": "extra", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
-		}, true, []string{"update-spec: FAIL: the generator refuses the new spec:", "positional parameters", "openapi.json and gen/ are left as they were"}},
-		{"the engine cannot load it", func(doc map[string]any) {
+		}, failed: true, kept: true, want: []string{"update-spec: FAIL: the generator refuses the new spec:", "positional parameters", "openapi.json, gen/ and the modules' go.mod and go.sum are left as they were"}},
+		{name: "go mod tidy fails", edit: addPing, files: map[string]string{
+			"Makefile": "\ntidy:\n\t@echo 'go: example.invalid/gone@v1.0.0: reading example.invalid/gone/@v/v1.0.0.mod: 404 Not Found'; exit 1\n",
+		}, failed: true, kept: true, want: []string{"update-spec: FAIL: go mod tidy (make tidy) fails on the regenerated gen/: go: example.invalid/gone@v1.0.0: reading", "are left as they were"}},
+		{name: "the engine cannot load it", edit: func(doc map[string]any) {
 			schema(doc, "StorageAttachRestResponse")["oddKeyword"] = 1 // kin-openapi's validation refuses it in an operation the engine models
-		}, true, []string{"update-spec: FAIL: the engine (tensorpooltest) cannot load the new spec:", "POST /storage/attach"}},
-		{"growth, unchecked", func(doc map[string]any) {
-			doc["paths"].(map[string]any)["/specgrowth/ping"] = map[string]any{"get": map[string]any{"operationId": "ping",
-				"responses": map[string]any{"200": map[string]any{"description": "pong"}}}}
-		}, false, []string{"== Expected growth: new operations the engine does not model yet (1)", "GET /specgrowth/ping", "nothing was checked (SPEC_CHECKS is empty)"}},
+		}, failed: true, want: []string{"update-spec: FAIL: the engine (tensorpooltest) cannot load the new spec:", "POST /storage/attach"}},
+		{name: "growth, unchecked", edit: addPing,
+			want: []string{"== Expected growth: new operations the engine does not model yet (1)", "GET /specgrowth/ping", "nothing was checked (SPEC_CHECKS is empty)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := copyRepo(t)
+			for name, content := range tc.files {
+				p := filepath.Join(dir, name)
+				old, err := os.ReadFile(p)
+				if err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, append(old, content...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(tc.files) > 0 {
+				commitAll(t, dir, "the verdict case's files")
+			}
 			src := filepath.Join(t.TempDir(), "upstream.json")
 			if err := os.WriteFile(src, editSpec(t, dir, tc.edit), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=")
+			out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS="+tc.checks)
 			if (err != nil) != tc.failed {
 				t.Errorf("err %v, want failed=%t", err, tc.failed)
 			}
@@ -252,11 +278,11 @@ func TestUpdateSpecVerdicts(t *testing.T) {
 					t.Errorf("update-spec's output lacks %q", want)
 				}
 			}
-			if tc.failed && strings.Count(summary, "update-spec: FAIL:") != 1 {
-				t.Errorf("the summary names %d first failures, want one", strings.Count(summary, "update-spec: FAIL:"))
+			if n := strings.Count(summary, "update-spec: FAIL:"); tc.failed && n != 1 || !tc.failed && n != 0 {
+				t.Errorf("the summary names %d first failures, want failed=%t", n, tc.failed)
 			}
-			if st := git(t, dir, "status", "--porcelain", "--", "openapi.json", "gen"); (st == "") != strings.Contains(tc.name, "generator") {
-				t.Errorf("git status of openapi.json and gen/: %q", st)
+			if st := git(t, dir, "status", "--porcelain", "--", "openapi.json", "gen", "go.mod", "go.sum"); (st == "") != tc.kept {
+				t.Errorf("git status of openapi.json, gen/, go.mod and go.sum: %q", st)
 			}
 			if t.Failed() {
 				t.Logf("make update-spec:\n%s", out)
