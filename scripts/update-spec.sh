@@ -21,7 +21,9 @@
 #    name: unacknowledged breaking changes (wire and Go), operations without
 #    a generated client method, new response enum values, the CHANGELOG
 #    draft; and a verdict naming the first real failure, in one line: the
-#    generator's message, the engine's load error or the failing test.
+#    generator's or go mod tidy's message, the first compile error of code
+#    that no longer builds against the new gen/, the engine's load error or
+#    the failing test.
 #
 # Unacknowledged breaking changes do not stop the update (you need the new
 # files to judge them), but they make it exit 1 after a summary, and `make
@@ -98,9 +100,19 @@ first=
 fail() { if [ -z "$first" ]; then first=$1; fi; }
 
 echo "== Loading the new spec in tensorpooltest's engine"
+# The test compiles the root package, tensorpooltest and wait against the
+# new gen/ first: a build failure is theirs (or gen/'s), not the engine's.
 if ! $GO test -count=1 -run '^TestOpenAPIDocumentIsValid$' . >"$tmp/engine.log" 2>&1; then
 	cat "$tmp/engine.log"
-	fail "the engine (tensorpooltest) cannot load the new spec: $(grep -m1 -E 'refuses|does not load|panic|\.go:[0-9]+:[0-9]+: ' "$tmp/engine.log" | sed -E 's/.*refuses openapi.json: //')"
+	if grep -q -F '[build failed]' "$tmp/engine.log"; then
+		err=$(awk '/^[^[:space:]#][^[:space:]]*\.go:[0-9]+(:[0-9]+)?: / { print; exit }' "$tmp/engine.log")
+		case $err in
+		gen/*) fail "the regenerated gen/ does not compile: $err" ;;
+		*) fail "hand-written code no longer compiles against the new gen: ${err:-$(grep -m1 -F '[build failed]' "$tmp/engine.log")}" ;;
+		esac
+	else
+		fail "the engine (tensorpooltest) cannot load the new spec: $(grep -m1 -E 'refuses|does not load|panic|\.go:[0-9]+:[0-9]+: ' "$tmp/engine.log" | sed -E 's/.*refuses openapi.json: //')"
+	fi
 fi
 # The generated code may import what the module did not need (a YAML
 # decoder for a YAML response, say): go mod tidy above added it.

@@ -214,9 +214,10 @@ func TestSpecDiffGate(t *testing.T) {
 // openapi.json and gen/ move together or not at all: a spec the generator
 // refuses, or whose regeneration go mod tidy cannot follow, leaves both as
 // they were, naming which failed and its message; one the engine cannot
-// load is written, naming the engine's error; one that only grows, with no
-// checks, says nothing was checked. A case may add files to the copy (a
-// tidy that fails, appended to its Makefile).
+// load is written, naming the engine's error; one hand-written code no
+// longer compiles against names the compile error, not the engine; one
+// that only grows, with no checks, says nothing was checked. A case may add
+// files to the copy (a tidy that fails, appended to its Makefile).
 func TestUpdateSpecVerdicts(t *testing.T) {
 	skipIfSlowOrNested(t)
 	addPing := func(doc map[string]any) {
@@ -242,6 +243,9 @@ func TestUpdateSpecVerdicts(t *testing.T) {
 		{name: "the engine cannot load it", edit: func(doc map[string]any) {
 			schema(doc, "StorageAttachRestResponse")["oddKeyword"] = 1 // kin-openapi's validation refuses it in an operation the engine models
 		}, failed: true, want: []string{"update-spec: FAIL: the engine (tensorpooltest) cannot load the new spec:", "POST /storage/attach"}},
+		{name: "hand-written code no longer compiles", edit: func(doc map[string]any) {
+			renameSchema(doc, "RequestStatus", "RequestState") // gen.RequestStatus, which wait and tensorpooltest use, is gone
+		}, failed: true, want: []string{"update-spec: FAIL: hand-written code no longer compiles against the new gen: ", "undefined: gen.RequestStatus"}},
 		{name: "growth, unchecked", edit: addPing,
 			want: []string{"== Expected growth: new operations the engine does not model yet (1)", "GET /specgrowth/ping", "nothing was checked (SPEC_CHECKS is empty)"}},
 	} {
@@ -289,4 +293,28 @@ func TestUpdateSpecVerdicts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// renameSchema renames the component schema from to to, and every $ref to it.
+func renameSchema(doc map[string]any, from, to string) {
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	schemas[to] = schemas[from]
+	delete(schemas, from)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["$ref"] == "#/components/schemas/"+from {
+				v["$ref"] = "#/components/schemas/" + to
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
 }
