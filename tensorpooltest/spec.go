@@ -21,8 +21,8 @@ import (
 )
 
 // spec is a parsed OpenAPI document, the routes of its operations and what
-// its validation found outside the operations the engine models. It is
-// read-only once built, so engines share it.
+// its validation tolerates (Engine.SpecProblems). It is read-only once
+// built, so engines share it.
 type spec struct {
 	doc      *openapi3.T
 	routes   []*route // in kin-openapi's matching order: literal segments first
@@ -330,7 +330,12 @@ func flatten(err error) []error {
 	return out
 }
 
-// SpecProblems returns what validation found wrong in the engine's OpenAPI
-// document outside the operations it models, which New tolerates (those
-// operations answer 501 anyway): for a test to read, or to require none.
+// SpecProblems returns what validation of the engine's whole OpenAPI
+// document found wrong, which New tolerates: any problem outside the
+// operations the engine models (those operations answer 501 anyway), and
+// invalid examples and defaults anywhere, in the modelled operations and
+// the components they use too (the engine never reads them). Any other
+// problem in a modelled operation is New's panic, never in this list; nor
+// is a conflict between paths that differ only in their template names,
+// which the engine merges first. For a test to read, or to require none.
 func (e *Engine) SpecProblems() []error { return slices.Clone(e.spec.problems) }
