@@ -305,10 +305,10 @@ func nameAt(doc map[string]any, ptr string) string {
 // unique returns name, or name2, name3, ...: one no Go type has yet.
 func (p *prep) unique(name string) string {
 	n := name
-	for i := 2; p.taken[lower(n)]; i++ {
+	for i := 2; p.taken[strings.ToLower(n)]; i++ {
 		n = name + strconv.Itoa(i)
 	}
-	p.taken[lower(n)] = true
+	p.taken[strings.ToLower(n)] = true
 	return n
 }
 
@@ -372,8 +372,6 @@ func nonNull(s map[string]any) int {
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }
-
-func lower(s string) string { return strings.ToLower(s) }
 
 // goName joins the words of s (letters and digits) as an exported name.
 func goName(s string) string {
