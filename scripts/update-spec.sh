@@ -7,8 +7,9 @@
 # 2. print the changes against the vendored openapi.json, breaking ones
 #    first-class (scripts/spec-diff.sh, oasdiff pinned in tools/oasdiff);
 # 3. write openapi.json and regenerate gen/ (make generate: the preparation
-#    step, scripts/specprep, then oapi-codegen): both move together, or, when
-#    the generator refuses the spec, neither;
+#    step, scripts/specprep, then oapi-codegen) and go mod tidy every module
+#    (make tidy): they move together, or, when the generator refuses the spec
+#    or tidy fails, the verdict names which and none moves;
 #    then load it in tensorpooltest's engine;
 # 4. print the Go API changes of the regenerated tree against HEAD
 #    (scripts/api-diff.sh, apidiff pinned in tools/apidiff) and the semver
@@ -20,7 +21,9 @@
 #    name: unacknowledged breaking changes (wire and Go), operations without
 #    a generated client method, new response enum values, the CHANGELOG
 #    draft; and a verdict naming the first real failure, in one line: the
-#    generator's message, the engine's load error or the failing test.
+#    generator's or go mod tidy's message, the first compile error of code
+#    that no longer builds against the new gen/, the engine's load error or
+#    the failing test.
 #
 # Unacknowledged breaking changes do not stop the update (you need the new
 # files to judge them), but they make it exit 1 after a summary, and `make
@@ -59,16 +62,37 @@ fi
 
 echo "== Writing openapi.json and regenerating gen/"
 # openapi.json, gen/ and the modules' go.mod and go.sum move together, or not at all.
-mapfile -t mods < <(git ls-files -- 'go.mod' 'go.sum' '*/go.mod' '*/go.sum')
-mkdir "$tmp/old" && cp -R --parents openapi.json gen "${mods[@]}" "$tmp/old/"
+# (No mapfile, no cp --parents: macOS has bash 3.2 and BSD cp.)
+saved=(openapi.json gen)
+while IFS= read -r f; do
+	saved+=("$f")
+done < <(git ls-files -- 'go.mod' 'go.sum' '*/go.mod' '*/go.sum')
+for f in "${saved[@]}"; do
+	mkdir -p "$tmp/old/$(dirname "$f")" && cp -R "$f" "$tmp/old/$f"
+done
 cp "$tmp/openapi.json" openapi.json
-if ! { $MAKE generate && $MAKE tidy; } 2>&1 | tee "$tmp/generate.log"; then
+# refused <log> <what failed> <hint>: put the saved files back, name the
+# failure with the log's first error line (else its last line, make's and
+# the generator's own lines aside) and stop.
+refused() {
 	rm -rf gen && cp -R "$tmp/old/." .
-	why=$(grep -v -E '^(go generate|make|specprep: [a-z-]+ \()' "$tmp/generate.log" | grep -m1 -E -i 'error|fail|panic' || tail -n 1 "$tmp/generate.log")
+	why=$(awk '/^(go generate|make|specprep: [a-z-]+ \()/ || NF == 0 { next }
+		{ sub(/^[[:space:]]+/, "") }
+		tolower($0) ~ /error|fail|panic/ { print; found = 1; exit }
+		{ last = $0 }
+		END { if (!found) print last }' "$1")
 	echo "== Summary"
-	echo "update-spec: FAIL: the generator refuses the new spec: $why"
-	echo "update-spec: openapi.json and gen/ are left as they were. A preparation rule (scripts/specprep) may be missing for it, or a project edit's target is gone."
+	echo "update-spec: FAIL: $2: $why"
+	echo "update-spec: openapi.json, gen/ and the modules' go.mod and go.sum are left as they were. $3"
 	exit 1
+}
+if ! $MAKE generate 2>&1 | tee "$tmp/generate.log"; then
+	refused "$tmp/generate.log" "the generator refuses the new spec" \
+		"A preparation rule (scripts/specprep) may be missing for it, or a project edit's target is gone."
+fi
+if ! $MAKE tidy 2>&1 | tee "$tmp/tidy.log"; then
+	refused "$tmp/tidy.log" "go mod tidy (make tidy) fails on the regenerated gen/" \
+		"The generated code may import a module that cannot be fetched here (network, GOPROXY, GOFLAGS)."
 fi
 
 # The first real failure, for the verdict (set once).
@@ -76,9 +100,19 @@ first=
 fail() { if [ -z "$first" ]; then first=$1; fi; }
 
 echo "== Loading the new spec in tensorpooltest's engine"
+# The test compiles the root package, tensorpooltest and wait against the
+# new gen/ first: a build failure is theirs (or gen/'s), not the engine's.
 if ! $GO test -count=1 -run '^TestOpenAPIDocumentIsValid$' . >"$tmp/engine.log" 2>&1; then
 	cat "$tmp/engine.log"
-	fail "the engine (tensorpooltest) cannot load the new spec: $(grep -m1 -E 'refuses|does not load|panic|\.go:[0-9]+:[0-9]+: ' "$tmp/engine.log" | sed -E 's/.*refuses openapi.json: //')"
+	if grep -q -F '[build failed]' "$tmp/engine.log"; then
+		err=$(awk '/^[^[:space:]#][^[:space:]]*\.go:[0-9]+(:[0-9]+)?: / { print; exit }' "$tmp/engine.log")
+		case $err in
+		gen/*) fail "the regenerated gen/ does not compile: $err" ;;
+		*) fail "hand-written code no longer compiles against the new gen: ${err:-$(grep -m1 -F '[build failed]' "$tmp/engine.log")}" ;;
+		esac
+	else
+		fail "the engine (tensorpooltest) cannot load the new spec: $(grep -m1 -E 'refuses|does not load|panic|\.go:[0-9]+:[0-9]+: ' "$tmp/engine.log" | sed -E 's/.*refuses openapi.json: //')"
+	fi
 fi
 # The generated code may import what the module did not need (a YAML
 # decoder for a YAML response, say): go mod tidy above added it.
@@ -157,6 +191,51 @@ cp "$tmp/cl" CHANGELOG.md
 echo "== CHANGELOG.md: draft entry written under [Unreleased]"
 cat "$draft"
 
+# The tests that fail on expected growth alone (new operations without a
+# contract test), as an extended regular expression.
+growthtests='TestEveryOperationHasAContractTest|TestGrownSpecNeedsNoHandEdits'
+# unexplained <go test log>: what in a failed run the expected growth does
+# not explain, in one line; nothing if it explains every failure. Each
+# package's output ends with its "ok", "?" or "FAIL<tab><pkg>" line (go test
+# prints packages whole). A failing package is explained only if it names a
+# failing test, only growthtests, and has none of: a panic outside a test
+# (a goroutine's, TestMain's, a -timeout), a data race, a build or setup
+# failure. A failed run with no failing package at all (go itself failed)
+# is not explained either. Output a test quotes is indented: not matched.
+unexplained() {
+	awk -v growth="^($growthtests)\$" '
+	/^[^[:space:]#][^[:space:]]*\.go:[0-9]+(:[0-9]+)?: / && compile == "" { compile = $0 }
+	/^[[:space:]]*--- FAIL: / {
+		name = $3
+		sub(/\/.*/, "", name)
+		named = 1
+		if (name !~ growth && other == "") other = name
+	}
+	/^panic: / && sign == "" { sign = $0 }
+	/^WARNING: DATA RACE/ && sign == "" { sign = "a data race" }
+	/^(ok|FAIL|\?)[[:space:]]/ {
+		if ($1 == "FAIL" && why == "") {
+			if ($0 ~ /\[build failed\]/) {
+				why = $2 " does not build" (compile != "" ? ": " compile : "")
+			} else if ($0 ~ /\[[a-z ]*failed\]/) {
+				why = $2 " " $3 " " $4
+			} else if (other != "") {
+				why = $2 ": " other " fails"
+			} else if (sign != "") {
+				why = $2 ": " sign
+			} else if (!named) {
+				why = $2 " fails, naming no test"
+			}
+		}
+		failed = failed || $1 == "FAIL"
+		other = ""; sign = ""; named = 0
+	}
+	END {
+		if (why == "" && !failed) why = "no failing package named"
+		if (why != "") print why
+	}' "$1"
+}
+
 checked=0
 if [ -n "$checks" ]; then
 	echo "== make $checks"
@@ -165,17 +244,20 @@ if [ -n "$checks" ]; then
 	$MAKE -k $checks 2>&1 | tee "$tmp/checks.log" # -k: one failing check does not hide the others
 	checked=${PIPESTATUS[0]}
 	set -e
-	# The first real failure: a failing step, or test, but the one that
-	# names the expected growth (operations without a contract test).
+	# The first real failure: a failing step, or test, but the ones that
+	# name the expected growth (operations without a contract test).
 	step=$(sed -n -E 's/^== check[a-z-]*: make ([a-z-]+): FAILED.*/\1/p' "$tmp/checks.log" | { grep -v -x test || true; } | head -n 1)
 	test=$(sed -n -E 's/^[[:space:]]*--- FAIL: ([A-Za-z0-9_]+).*/\1/p' "$tmp/checks.log" |
-		{ grep -v -x -E 'TestEveryOperationHasAContractTest|TestGrownSpecNeedsNoHandEdits' || true; } | head -n 1)
+		{ grep -v -x -E "$growthtests" || true; } | head -n 1)
 	if [ -n "$step" ]; then
 		fail "make $step fails on the new spec (above)"
 	elif [ -n "$test" ]; then
 		fail "$test fails on the new spec: $(grep -m1 -A1 -E -- "--- FAIL: $test" "$tmp/checks.log" | tail -n 1 | sed -E 's/^[[:space:]]+//')"
-	elif [ "$checked" -ne 0 ] && ! grep -q -- '--- FAIL: TestEveryOperationHasAContractTest' "$tmp/checks.log"; then
-		fail "make $checks fails on the new spec (above)"
+	elif [ "$checked" -ne 0 ]; then
+		why=$(unexplained "$tmp/checks.log")
+		if [ -n "$why" ]; then
+			fail "make $checks fails on the new spec: $why (above)"
+		fi
 	fi
 fi
 

@@ -415,9 +415,9 @@ func ExampleEngine_Operations() {
 	// DELETE /items/{id}
 }
 
-// SpecProblems lists what is wrong in the document outside the operations
-// the engine models, which it tolerates: here an empty info.version, and an
-// operation that names a security scheme the document lacks.
+// SpecProblems lists what is wrong in the document and the engine
+// tolerates: here an empty info.version, and an operation it does not model
+// that names a security scheme the document lacks.
 func ExampleEngine_SpecProblems() {
 	doc := `{"openapi": "3.1.0", "info": {"title": "ping", "version": ""}, "paths": {"/ping": {"get": {
 	  "security": [{"Missing": []}],

@@ -63,18 +63,19 @@ type Fault struct {
 // 429 (and, to a GET, of a 408, 425, 500, 502, 503 or 504), waiting their
 // RetryAfter (see tensorpool.DefaultRetryPolicy): inject 4 to see its
 // *tensorpool.APIError, or send through RawClient.
-// It panics if the document has no such operation, on a negative n, and on a
-// Status outside 400-599 (net/http treats a 1xx as informational, and a 2xx
-// or 3xx with an error body is no fault the API could show).
+// It panics if the document has no such operation, or if op names several
+// equally closely (two operationIds with one Go name: pass one as written),
+// on a negative n, and on a Status outside 400-599 (net/http treats a 1xx as
+// informational, and a 2xx or 3xx with an error body is no fault the API
+// could show).
 func (e *Engine) InjectFault(op string, n int, f Fault) {
-	keys := e.spec.keys("InjectFault", op)
+	key := e.spec.key("InjectFault", op)
 	if n < 0 {
 		panic(fmt.Sprintf("tensorpooltest: InjectFault: negative count %d", n))
 	}
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
 		panic(fmt.Sprintf("tensorpooltest: InjectFault: Status %d is not an error status (400-599)", f.Status))
 	}
-	key := keys[0]
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for range n {

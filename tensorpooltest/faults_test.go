@@ -317,6 +317,48 @@ func TestOperationNamesAsGenPrintsThem(t *testing.T) {
 	s.Engine.Calls("StorageDestroyy")
 }
 
+// TestOperationNamedTwice: a name two operations answer to equally (two
+// operationIds with one Go name) is refused, naming both, by InjectFault
+// and Calls alike, never resolved to either; an operationId as written is
+// that operation, and a Go name that is one operation's id and another's
+// FastAPI route name is the former's, as scripts/specprep names them.
+func TestOperationNamedTwice(t *testing.T) {
+	const doc = `{"openapi": "3.1.0", "info": {"title": "items", "version": "1"}, "paths": {
+	  "/items": {"get": {"operationId": "list_items", "responses": {"200": {"description": "Items"}}}},
+	  "/v2/items": {"get": {"operationId": "listItems", "responses": {"200": {"description": "Items"}}}},
+	  "/things": {"get": {"operationId": "list_things_things_get", "responses": {"200": {"description": "Things"}}}},
+	  "/v2/things": {"get": {"operationId": "listThings", "responses": {"200": {"description": "Things"}}}}}}`
+	e := tensorpooltest.New(tensorpooltest.WithSpec([]byte(doc)))
+	const both = `"%s" names 2 operations, listItems (GET /v2/items), list_items (GET /items)`
+	for _, op := range []string{"ListItems", "list-items", "LISTITEMS"} {
+		t.Run("InjectFault "+op, func(t *testing.T) {
+			defer wantPanic(t, "InjectFault: "+fmt.Sprintf(both, op))
+			e.InjectFault(op, 1, tensorpooltest.Fault{Status: 503})
+		})
+		t.Run("Calls "+op, func(t *testing.T) {
+			defer wantPanic(t, "Calls: "+fmt.Sprintf(both, op))
+			e.Calls(op)
+		})
+	}
+	if n := e.ClearFaults(); n != 0 {
+		t.Fatalf("a refused name queued %d faults", n)
+	}
+	e.InjectFault("listItems", 1, tensorpooltest.Fault{Status: 503})
+	e.InjectFault("ListThings", 1, tensorpooltest.Fault{Status: 502})
+	for path, want := range map[string]int{"/items": 501, "/v2/items": 503, "/things": 501, "/v2/things": 502} {
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != want {
+			t.Errorf("GET %s: status %d, want %d", path, w.Code, want)
+		}
+	}
+	for op, want := range map[string]int{"list_items": 1, "listItems": 1, "GET /v2/items": 1, "ListThings": 1, "list_things_things_get": 1} {
+		if n := e.Calls(op); n != want {
+			t.Errorf("Calls(%q) = %d, want %d", op, n, want)
+		}
+	}
+}
+
 // TestClearFaults: faults not yet used are dropped, and counted.
 func TestClearFaults(t *testing.T) {
 	s := seeded(t)

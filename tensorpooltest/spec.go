@@ -21,8 +21,8 @@ import (
 )
 
 // spec is a parsed OpenAPI document, the routes of its operations and what
-// its validation found outside the operations the engine models. It is
-// read-only once built, so engines share it.
+// its validation tolerates (Engine.SpecProblems). It is read-only once
+// built, so engines share it.
 type spec struct {
 	doc      *openapi3.T
 	routes   []*route // in kin-openapi's matching order: literal segments first
@@ -259,30 +259,62 @@ func (r *route) opName() string {
 	return r.key
 }
 
-// keys returns the keys of the operations op names (see matchesOp), in
-// matching order. It panics, naming the caller fn, if there are none.
-func (s *spec) keys(fn, op string) []string {
-	var keys []string
+// key returns the key of the one operation op names most closely (see
+// opMatch): two operationIds may share a Go name (listItems, list_items),
+// or one may be another's FastAPI route name. It panics, naming the caller
+// fn, if op names none, or names several equally closely: a test helper
+// must not pick one of them behind the test's back.
+func (s *spec) key(fn, op string) string {
+	var best []*route
+	bestRank := noMatch
 	for _, r := range s.routes {
-		if r.matchesOp(op) {
-			keys = append(keys, r.key)
+		switch rank := r.opMatch(op); {
+		case rank < bestRank:
+			best, bestRank = []*route{r}, rank
+		case rank == bestRank && rank != noMatch:
+			best = append(best, r)
 		}
 	}
-	if len(keys) == 0 {
+	switch len(best) {
+	case 0:
 		panic(fmt.Sprintf("tensorpooltest: %s: no operation %q in the OpenAPI document", fn, op))
+	case 1:
+		return best[0].key
 	}
-	return keys
+	names := make([]string, len(best))
+	for i, r := range best {
+		names[i] = r.opName()
+	}
+	panic(fmt.Sprintf("tensorpooltest: %s: %q names %d operations, %s: pass one's \"METHOD /path\" key or operationId as written",
+		fn, op, len(best), strings.Join(names, ", ")))
 }
 
-// matchesOp reports whether op names r: its "METHOD /path" key (any
-// method case), its operationId, or the Go name gen's docs print for it
-// ("StorageDestroy", "GetRequestInfo": the operationId, FastAPI's default
-// one shortened to the route's name, in any case, without separators).
-func (r *route) matchesOp(op string) bool {
+// How closely op names a route (opMatch), closest first.
+const (
+	exactMatch   = iota // its "METHOD /path" key or its operationId, as written
+	nameMatch           // its key in any method case, or its operationId in any case, without separators
+	fastAPIMatch        // FastAPI's route name in its operationId, in any case, without separators
+	noMatch
+)
+
+// opMatch tells how closely op names r: by its "METHOD /path" key, its
+// operationId, or the Go name gen's docs print for it ("StorageDestroy",
+// "GetRequestInfo": the operationId, FastAPI's default one shortened to the
+// route's name, in any case, without separators). Where a Go name is both
+// one operation's id and another's FastAPI route name, scripts/specprep
+// leaves the latter's id whole: the id is the closer match.
+func (r *route) opMatch(op string) int {
 	method, path, _ := strings.Cut(r.key, " ")
 	id := r.kr.Operation.OperationID
-	return strings.EqualFold(op, r.key) || op != "" && id != "" &&
-		(op == id || opname.Same(op, id) || opname.Same(op, opname.FastAPI(id, method, path)))
+	switch {
+	case op == r.key || op != "" && op == id:
+		return exactMatch
+	case strings.EqualFold(op, r.key) || op != "" && id != "" && opname.Same(op, id):
+		return nameMatch
+	case op != "" && id != "" && opname.Same(op, opname.FastAPI(id, method, path)):
+		return fastAPIMatch
+	}
+	return noMatch
 }
 
 // flatten lists the members of every openapi3.MultiError in err.
@@ -298,7 +330,12 @@ func flatten(err error) []error {
 	return out
 }
 
-// SpecProblems returns what validation found wrong in the engine's OpenAPI
-// document outside the operations it models, which New tolerates (those
-// operations answer 501 anyway): for a test to read, or to require none.
+// SpecProblems returns what validation of the engine's whole OpenAPI
+// document found wrong, which New tolerates: any problem outside the
+// operations the engine models (those operations answer 501 anyway), and
+// invalid examples and defaults anywhere, in the modelled operations and
+// the components they use too (the engine never reads them). Any other
+// problem in a modelled operation is New's panic, never in this list; nor
+// is a conflict between paths that differ only in their template names,
+// which the engine merges first. For a test to read, or to require none.
 func (e *Engine) SpecProblems() []error { return slices.Clone(e.spec.problems) }

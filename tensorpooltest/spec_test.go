@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tensorpool/tensorpool-go"
+	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 	"github.com/tensorpool/tensorpool-go/tensorpooltest"
 )
 
@@ -167,27 +168,7 @@ func TestOpenAPI30Loads(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc["openapi"] = "3.0.3"
-	var to30 func(v any)
-	to30 = func(v any) { // anyOf [X, {type: null}] is X, nullable
-		switch v := v.(type) {
-		case []any:
-			for _, e := range v {
-				to30(e)
-			}
-		case map[string]any:
-			if alts, _ := v["anyOf"].([]any); len(alts) == 2 && fmt.Sprint(alts[1]) == "map[type:null]" {
-				if x, _ := alts[0].(map[string]any); x != nil && x["$ref"] == nil {
-					delete(v, "anyOf")
-					maps.Copy(v, x)
-					v["nullable"] = true
-				}
-			}
-			for _, e := range v {
-				to30(e)
-			}
-		}
-	}
-	to30(doc)
+	jsondoc.Nullable30(doc) // anyOf [X, {type: null}] is X, nullable
 	b, _ := json.Marshal(doc)
 	s := seeded(t, tensorpooltest.WithSpec(b))
 	resp := destroy(t, s, "s-1")

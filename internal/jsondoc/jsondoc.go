@@ -1,9 +1,11 @@
 // Package jsondoc walks a JSON document decoded into maps and slices (an
 // OpenAPI document, for the scripts and tests that edit one): objects by
-// key, values by JSON pointer.
+// key, values by JSON pointer; and writes 3.1's nullables in 3.0's words.
 package jsondoc
 
 import (
+	"maps"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -52,3 +54,26 @@ func At(doc map[string]any, ptr string) any {
 // Escape and Unescape write and read one token of a JSON pointer.
 func Escape(s string) string   { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
 func Unescape(s string) string { return strings.NewReplacer("~1", "/", "~0", "~").Replace(s) }
+
+// Nullable30 rewrites, everywhere in v, {anyOf: [X, {type: null}], ...}
+// (X inline, not a $ref) as X's keywords beside the others, plus
+// nullable: true: OpenAPI 3.0 has no null type.
+func Nullable30(v any) {
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			Nullable30(e)
+		}
+	case map[string]any:
+		if alts, ok := v["anyOf"].([]any); ok && len(alts) == 2 && reflect.DeepEqual(alts[1], map[string]any{"type": "null"}) {
+			if x, ok := alts[0].(map[string]any); ok && x["$ref"] == nil {
+				delete(v, "anyOf")
+				maps.Copy(v, x)
+				v["nullable"] = true
+			}
+		}
+		for _, e := range v {
+			Nullable30(e)
+		}
+	}
+}

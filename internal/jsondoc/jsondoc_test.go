@@ -31,3 +31,21 @@ func TestPointersAndObjects(t *testing.T) {
 		t.Error("Obj did not make the path")
 	}
 }
+
+func TestNullable30(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal([]byte(`{"a":{"anyOf":[{"type":"string","minLength":1},{"type":"null"}],"title":"A"},
+		"b":[{"anyOf":[{"$ref":"#/components/schemas/B"},{"type":"null"}]}],
+		"c":{"properties":{"d":{"anyOf":[{"type":"integer"},{"type":"null"}]}}},
+		"e":{"anyOf":[{"type":"string"},{"type":"integer"}]}}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	Nullable30(doc)
+	want := `{"a":{"minLength":1,"nullable":true,"title":"A","type":"string"},` + // X's keywords beside the others
+		`"b":[{"anyOf":[{"$ref":"#/components/schemas/B"},{"type":"null"}]}],` + // a $ref stays: 3.0 ignores keywords beside one
+		`"c":{"properties":{"d":{"nullable":true,"type":"integer"}}},` +
+		`"e":{"anyOf":[{"type":"string"},{"type":"integer"}]}}`
+	if got, _ := json.Marshal(doc); string(got) != want {
+		t.Errorf("Nullable30:\n got %s\nwant %s", got, want)
+	}
+}

@@ -22,6 +22,7 @@ var prepDocs = map[string][]string{
 	"parameter-union":                            {`GetItem(ctx context.Context, itemID string, params *GetItemParams`, `Tags []string `},
 	"parameter-untyped":                          {`GetThing(ctx context.Context, thingID string`},
 	"multi-type":                                 {`V any `, `GetValue(ctx context.Context, key string`},
+	"operation-names-go-collision":               {`ListItemsItemsGet(ctx context.Context`, `ListItems(ctx context.Context`, `GetItem(ctx context.Context, itemID string`},
 	"nullable-union":                             {`Pet *OwnerPet `, `func (t OwnerPet) AsCat() (Cat, error)`, `type MaybePet = MaybePet2`},
 }
 

@@ -212,37 +212,76 @@ func TestSpecDiffGate(t *testing.T) {
 
 // make update-spec's verdict names the first real failure in one line, and
 // openapi.json and gen/ move together or not at all: a spec the generator
-// refuses leaves both as they were, naming the generator's message; one the
-// engine cannot load is written, naming the engine's error; one that only
-// grows, with no checks, says nothing was checked.
+// refuses, or whose regeneration go mod tidy cannot follow, leaves both as
+// they were, naming which failed and its message; one the engine cannot
+// load is written, naming the engine's error; one hand-written code no
+// longer compiles against names the compile error, not the engine; one
+// that only grows, with no checks, says nothing was checked. Checks that
+// fail only on the expected growth (the missing contract test) pass; a
+// failure the growth does not explain (here a panic outside any test, with
+// no "--- FAIL" line) fails. The checks of the last cases are verdictCheck,
+// a make target of the copy's Makefile (and a tidy that fails, its own).
 func TestUpdateSpecVerdicts(t *testing.T) {
 	skipIfSlowOrNested(t)
+	const verdictCheck = "\nverdict-check:\n\t$(GO) test -count=1 -run '^TestEveryOperationHasAContractTest$$' ./tensorpooltest $(wildcard ./verdict)\n"
+	addPing := func(doc map[string]any) {
+		doc["paths"].(map[string]any)["/specgrowth/ping"] = map[string]any{"get": map[string]any{"operationId": "ping",
+			"responses": map[string]any{"200": map[string]any{"description": "pong"}}}}
+	}
 	for _, tc := range []struct {
 		name   string
 		edit   func(doc map[string]any)
+		checks string            // SPEC_CHECKS
+		files  map[string]string // added to the copy (the Makefile: appended)
 		failed bool
+		kept   bool // openapi.json and gen/ left as they were
 		want   []string
 	}{
-		{"the generator refuses", func(doc map[string]any) {
+		{name: "the generator refuses", edit: func(doc map[string]any) {
 			op := doc["paths"].(map[string]any)["/storage/{storage_id}"].(map[string]any)["delete"].(map[string]any)
 			op["parameters"] = append(op["parameters"].([]any), map[string]any{"name": "extra", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
-		}, true, []string{"update-spec: FAIL: the generator refuses the new spec:", "positional parameters", "openapi.json and gen/ are left as they were"}},
-		{"the engine cannot load it", func(doc map[string]any) {
+		}, failed: true, kept: true, want: []string{"update-spec: FAIL: the generator refuses the new spec:", "positional parameters", "openapi.json, gen/ and the modules' go.mod and go.sum are left as they were"}},
+		{name: "go mod tidy fails", edit: addPing, files: map[string]string{
+			"Makefile": "\ntidy:\n\t@echo 'go: example.invalid/gone@v1.0.0: reading example.invalid/gone/@v/v1.0.0.mod: 404 Not Found'; exit 1\n",
+		}, failed: true, kept: true, want: []string{"update-spec: FAIL: go mod tidy (make tidy) fails on the regenerated gen/: go: example.invalid/gone@v1.0.0: reading", "are left as they were"}},
+		{name: "the engine cannot load it", edit: func(doc map[string]any) {
 			schema(doc, "StorageAttachRestResponse")["oddKeyword"] = 1 // kin-openapi's validation refuses it in an operation the engine models
-		}, true, []string{"update-spec: FAIL: the engine (tensorpooltest) cannot load the new spec:", "POST /storage/attach"}},
-		{"growth, unchecked", func(doc map[string]any) {
-			doc["paths"].(map[string]any)["/specgrowth/ping"] = map[string]any{"get": map[string]any{"operationId": "ping",
-				"responses": map[string]any{"200": map[string]any{"description": "pong"}}}}
-		}, false, []string{"== Expected growth: new operations the engine does not model yet (1)", "GET /specgrowth/ping", "nothing was checked (SPEC_CHECKS is empty)"}},
+		}, failed: true, want: []string{"update-spec: FAIL: the engine (tensorpooltest) cannot load the new spec:", "POST /storage/attach"}},
+		{name: "hand-written code no longer compiles", edit: func(doc map[string]any) {
+			renameSchema(doc, "RequestStatus", "RequestState") // gen.RequestStatus, which wait and tensorpooltest use, is gone
+		}, failed: true, want: []string{"update-spec: FAIL: hand-written code no longer compiles against the new gen: ", "undefined: gen.RequestStatus"}},
+		{name: "growth, unchecked", edit: addPing,
+			want: []string{"== Expected growth: new operations the engine does not model yet (1)", "GET /specgrowth/ping", "nothing was checked (SPEC_CHECKS is empty)"}},
+		{name: "growth, checked: only the expected growth fails", edit: addPing, checks: "verdict-check", files: map[string]string{"Makefile": verdictCheck},
+			want: []string{"--- FAIL: TestEveryOperationHasAContractTest", "the checks pass, but for the 1 new operations without a contract test"}},
+		{name: "growth, checked: and a panic outside any test", edit: addPing, checks: "verdict-check", files: map[string]string{"Makefile": verdictCheck,
+			"verdict/verdict_test.go": "package verdict\n\nimport \"testing\"\n\nfunc TestMain(m *testing.M) { panic(\"outside any test\") }\n"},
+			failed: true, want: []string{"update-spec: FAIL: make verdict-check fails on the new spec: github.com/tensorpool/tensorpool-go/verdict: panic: outside any test"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := copyRepo(t)
+			for name, content := range tc.files {
+				p := filepath.Join(dir, name)
+				old, err := os.ReadFile(p)
+				if err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, append(old, content...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(tc.files) > 0 {
+				commitAll(t, dir, "the verdict case's files")
+			}
 			src := filepath.Join(t.TempDir(), "upstream.json")
 			if err := os.WriteFile(src, editSpec(t, dir, tc.edit), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=")
+			out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS="+tc.checks)
 			if (err != nil) != tc.failed {
 				t.Errorf("err %v, want failed=%t", err, tc.failed)
 			}
@@ -252,15 +291,39 @@ func TestUpdateSpecVerdicts(t *testing.T) {
 					t.Errorf("update-spec's output lacks %q", want)
 				}
 			}
-			if tc.failed && strings.Count(summary, "update-spec: FAIL:") != 1 {
-				t.Errorf("the summary names %d first failures, want one", strings.Count(summary, "update-spec: FAIL:"))
+			if n := strings.Count(summary, "update-spec: FAIL:"); tc.failed && n != 1 || !tc.failed && n != 0 {
+				t.Errorf("the summary names %d first failures, want failed=%t", n, tc.failed)
 			}
-			if st := git(t, dir, "status", "--porcelain", "--", "openapi.json", "gen"); (st == "") != strings.Contains(tc.name, "generator") {
-				t.Errorf("git status of openapi.json and gen/: %q", st)
+			if st := git(t, dir, "status", "--porcelain", "--", "openapi.json", "gen", "go.mod", "go.sum"); (st == "") != tc.kept {
+				t.Errorf("git status of openapi.json, gen/, go.mod and go.sum: %q", st)
 			}
 			if t.Failed() {
 				t.Logf("make update-spec:\n%s", out)
 			}
 		})
 	}
+}
+
+// renameSchema renames the component schema from to to, and every $ref to it.
+func renameSchema(doc map[string]any, from, to string) {
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	schemas[to] = schemas[from]
+	delete(schemas, from)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["$ref"] == "#/components/schemas/"+from {
+				v["$ref"] = "#/components/schemas/" + to
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
 }

@@ -97,36 +97,11 @@ func merge(docFile, seedFile string) ([]byte, error) {
 	}
 	if strings.HasPrefix(version, "3.0") {
 		for _, p := range slices.Collect(maps.Keys(jsondoc.Obj(seed, "paths"))) {
-			nullable30(jsondoc.Obj(doc, "paths")[p])
+			jsondoc.Nullable30(jsondoc.Obj(doc, "paths")[p])
 		}
 		for _, name := range slices.Collect(maps.Keys(jsondoc.Obj(seed, "components", "schemas"))) {
-			nullable30(jsondoc.Obj(doc, "components", "schemas")[name])
+			jsondoc.Nullable30(jsondoc.Obj(doc, "components", "schemas")[name])
 		}
 	}
 	return json.MarshalIndent(doc, "", "  ")
-}
-
-// nullable30 rewrites, everywhere in v, {anyOf: [X, {type: null}], ...}
-// (X inline, not a $ref) as X's keywords beside the others, plus
-// nullable: true: OpenAPI 3.0 has no null type.
-func nullable30(v any) {
-	switch v := v.(type) {
-	case []any:
-		for _, e := range v {
-			nullable30(e)
-		}
-	case map[string]any:
-		if alts, ok := v["anyOf"].([]any); ok && len(alts) == 2 && reflect.DeepEqual(alts[1], map[string]any{"type": "null"}) {
-			if x, ok := alts[0].(map[string]any); ok && x["$ref"] == nil {
-				delete(v, "anyOf")
-				for k, e := range x {
-					v[k] = e
-				}
-				v["nullable"] = true
-			}
-		}
-		for _, e := range v {
-			nullable30(e)
-		}
-	}
 }

@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 )
@@ -86,7 +87,7 @@ func prepare(data []byte, project bool) ([]byte, []string, error) {
 	}
 	p := &prep{doc: doc, taken: map[string]bool{}}
 	for name := range jsondoc.Get(doc, "components", "schemas") {
-		p.taken[lower(goName(name))] = true
+		p.taken[strings.ToLower(goName(name))] = true
 	}
 	for _, r := range rules {
 		if r.name == projectRule && !project {

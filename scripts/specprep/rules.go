@@ -72,19 +72,22 @@ func projectEdits(p *prep) error {
 // fastAPINames: oapi-codegen names a method after its operationId only (it
 // reads no x-go-name there), and FastAPI's default operationId is the route
 // name plus path and method (get_request_info_request_info__request_id__get):
-// such an id becomes the route name, unless another operation has it.
+// such an id becomes the route name, unless another operation has it or
+// one the generator prints as the same Go name: names are compared by
+// opname.Key, without case or separators, so list_items_items_get stays
+// beside a listItems (both would be the method ListItems).
 func fastAPINames(p *prep) error {
 	ids := map[string]int{}
 	forOperations(p.doc, func(op map[string]any, method, path string) {
 		id, _ := op["operationId"].(string)
-		ids[id]++
+		ids[opname.Key(id)]++
 		if name := opname.FastAPI(id, method, path); name != id {
-			ids[name]++
+			ids[opname.Key(name)]++
 		}
 	})
 	forOperations(p.doc, func(op map[string]any, method, path string) {
 		id, _ := op["operationId"].(string)
-		if name := opname.FastAPI(id, method, path); name != id && ids[name] == 1 {
+		if name := opname.FastAPI(id, method, path); name != id && ids[opname.Key(name)] == 1 {
 			op["operationId"] = name
 			p.note("/paths/"+jsondoc.Escape(path)+"/"+strings.ToLower(method)+"/operationId", "%s -> %s", id, name)
 		}
@@ -302,10 +305,10 @@ func nameAt(doc map[string]any, ptr string) string {
 // unique returns name, or name2, name3, ...: one no Go type has yet.
 func (p *prep) unique(name string) string {
 	n := name
-	for i := 2; p.taken[lower(n)]; i++ {
+	for i := 2; p.taken[strings.ToLower(n)]; i++ {
 		n = name + strconv.Itoa(i)
 	}
-	p.taken[lower(n)] = true
+	p.taken[strings.ToLower(n)] = true
 	return n
 }
 
@@ -369,8 +372,6 @@ func nonNull(s map[string]any) int {
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }
-
-func lower(s string) string { return strings.ToLower(s) }
 
 // goName joins the words of s (letters and digits) as an exported name.
 func goName(s string) string {

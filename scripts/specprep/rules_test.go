@@ -105,6 +105,15 @@ func TestRules(t *testing.T) {
 		is(t, doc, "/components/schemas/Value/properties/w/x-go-type", "any")
 		is(t, doc, "/paths/~1values~1{key}/get/parameters/0/schema/x-go-type", "string")
 	})
+	t.Run("operation names, one Go name apart", func(t *testing.T) {
+		doc, changes := prepared(t, "operation-names-go-collision")
+		is(t, doc, "/paths/~1items/get/operationId", "list_items_items_get") // list_items is ListItems, as /v2/items's listItems
+		is(t, doc, "/paths/~1v2~1items/get/operationId", "listItems")
+		is(t, doc, "/paths/~1items~1{item_id}/get/operationId", "get_item")
+		if strings.Contains(changes, "list_items_items_get") {
+			t.Errorf("changes: %s", changes)
+		}
+	})
 	t.Run("nullable unions", func(t *testing.T) {
 		doc, _ := prepared(t, "nullable-union")
 		is(t, doc, "/components/schemas/Owner/properties/pet/anyOf/0/x-go-type-name", "OwnerPet")
