@@ -46,8 +46,9 @@
 // 0.7 times the rate sent, never below one poll per 2 s; it then grows by
 // 0.1 poll a second (or 2 % of the rate cut from, if more) every second of
 // polling, never past twice the rate sent. Only the answer to a poll sent
-// after the last cut moves it. Pollers on one key so tend towards equal
-// shares (BENCHMARKS.md measures how close).
+// at the pace the last cut set, from its first slot on, moves it. Pollers
+// on one key so tend towards equal shares (BENCHMARKS.md measures how
+// close).
 //
 // The rate-limit fields of the latest answer bound the pace too:
 // RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-10),

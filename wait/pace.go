@@ -48,7 +48,7 @@ type pace struct {
 	rate  float64   // the rate 429s and 503s set, unlimited before the first
 	want  float64   // the limit the next poll applies: rate, or less if the last answer stated less
 	born  time.Time // the Poller's creation
-	cut   time.Time // the last cut
+	cut   time.Time // when the last cut took effect: the new pace's first slot
 	curve float64   // where the CUBIC curve starts (paceStart, or paceFloor after an outage); 0 after a cut
 	from  time.Time // where its t starts: born, or the outage's cut
 	top   float64   // the rate sent when last cut
@@ -147,8 +147,8 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 	}
 	// The rate sent: the count over what one a second would have added up to since born.
 	sentRate, r := p.sent/(paceWindow.Seconds()*-math.Expm1(-float64(now.Sub(p.born))/float64(paceWindow))), p.rate
-	switch fresh := sent.After(p.cut); { // an answer to a poll sent before the last cut is old news
-	case pressure && fresh && (now.Sub(p.ok).Seconds() > max(2, 3/p.want) || down && r == unlimited): // an outage: nothing accepted for 3 slots, or a first 503
+	switch fresh := !sent.Before(p.cut); { // an answer to a poll sent before the last cut took effect is old news
+	case pressure && fresh && (now.Sub(p.ok) > paceWindow || down && r == unlimited): // an outage: nothing accepted for 2 s, or a first 503
 		p.cut, p.curve, p.from, r = now, paceFloor, now, paceFloor
 	case pressure && fresh && r == unlimited: // a first 429: onto the start curve, which runs from born
 		p.cut, p.curve, p.from, r = now, paceStart, p.born, paceStart
@@ -161,6 +161,9 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 		r = min(p.curve+0.4*t*t*t, max(r, 2*sentRate))
 	default:
 		r = min(r+max(paceGrowth, p.top/50)*dt, max(r, 2*sentRate))
+	}
+	if p.cut == now { // polls sent before the new pace's first slot went at the old one
+		p.cut = now.Add(time.Duration(float64(time.Second) / r))
 	}
 	p.rate, p.want = r, r
 	if l.Rate > 0 { // the latest answer's fields, if any, bound the rate

@@ -170,8 +170,8 @@ func TestPaceIsPerPoller(t *testing.T) {
 // TestPaceRules: no pace until the first 429 or 503; that one sets the
 // pace to paceStart, on the AWS SDK's CUBIC curve from the Poller's
 // creation; a later cut is to paceBeta times the rate sent, after which the
-// pace grows additively; only an answer to a poll sent after the last cut
-// moves it.
+// pace grows additively; only an answer to a poll sent at the new pace,
+// from its first slot on, moves it.
 func TestPaceRules(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(DefaultConcurrency)
@@ -200,11 +200,13 @@ func TestPaceRules(t *testing.T) {
 		if cut > paceBeta*curve || cut < paceBeta*10*0.9 {
 			t.Fatalf("after a 429 at %v a second, sending 10 a second: %v; want %v times the rate sent", curve, cut, paceBeta)
 		}
+		early := time.Now().Add(slotOf(cut) / 2) // sent after the cut, before the new pace's first slot
 		time.Sleep(time.Second)
 		p.answered(inFlight, true, false, ratelimit.Limit{})
 		p.answered(inFlight, false, false, ratelimit.Limit{})
+		p.answered(early, true, false, ratelimit.Limit{})
 		if got := p.limit(); got != cut {
-			t.Errorf("after answers to polls sent before the cut: %v a second; want still %v", got, cut)
+			t.Errorf("after answers to polls sent before the cut took effect: %v a second; want still %v", got, cut)
 		}
 		every(100*time.Millisecond, 10, false) // one second of polling: paceGrowth, or 2 % of the rate cut from
 		if got, want := p.limit(), cut+max(paceGrowth, cut/paceBeta/50); math.Abs(got-want) > 0.01 {
@@ -310,12 +312,12 @@ func TestPollerHonoursStatedLimits(t *testing.T) {
 func TestPaceRaisedWhileAPollWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(DefaultConcurrency)
-		p.answered(time.Now(), true, true, ratelimit.Limit{}) // a first 503: the floor, its next slot in 2 s
+		p.answered(time.Now(), true, true, ratelimit.Limit{}) // a first 503: the floor, slots at 2 s, 4 s, ...
 		go func() {
-			time.Sleep(time.Second) // while the first poll waits, an answer raises the limit
+			time.Sleep(3 * time.Second) // while the second poll waits, an answer raises the limit
 			p.answered(time.Now(), false, false, ratelimit.Limit{})
 		}()
-		var at [2]time.Time
+		var at [3]time.Time
 		for i := range at {
 			if _, err := p.take(t.Context()); err != nil {
 				t.Fatal(err)
@@ -323,7 +325,7 @@ func TestPaceRaisedWhileAPollWaits(t *testing.T) {
 			p.done()
 			at[i] = time.Now()
 		}
-		if raised, gap := p.limit(), at[1].Sub(at[0]); raised <= paceFloor || gap < slotOf(raised) {
+		if raised, gap := p.limit(), at[2].Sub(at[1]); raised <= paceFloor || gap < slotOf(raised) {
 			t.Errorf("polls %v apart at a limit raised to %v a second; want at least %v", gap, raised, slotOf(raised))
 		}
 	})
