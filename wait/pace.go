@@ -132,7 +132,7 @@ func (p *pace) done() { <-p.slots }
 // grow; l is what the answer states of the server's limit.
 func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) {
 	if !pressure && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
-		<-p.slots // slow start: one more poll in flight
+		defer func() { <-p.slots }() // slow start: one more poll in flight, once this answer has paced them
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
