@@ -436,25 +436,22 @@ func pct(v float64) string { return num(100*v) + " %" }
 // TestRateLimitGoals: in virtual time, every rate-limit case meets issue
 // 21's goals, through a raw gen client too, and issue 30's that one run
 // checks: no pace without a limiter, the stated limits in each dialect, the
-// 200 r/s edge. Four Pollers' shares stay within ±45 % in the median of
-// three runs (the goal, ±30 % in 9 runs of 10, is measured by make bench:
-// one 60 s run at 2.5 polls a second per Poller is short for it).
+// 200 r/s edge. Four Pollers at 10 r/s stay within ±30 % of a fair share.
+// At 50 r/s one run's shares are too noisy for a check that must not flake
+// (a share past ±45 % in about one run in 10, one in 5 under -race, since
+// polls go unpaced until the first 429): make bench measures them, 10 runs
+// at a time, against the goal.
 func TestRateLimitGoals(t *testing.T) {
 	for _, c := range append(rlCases, rlCase{ids: 200, capacity: 10, pollers: 1, raw: true}) {
-		var worst []float64 // per run, the largest distance of a share from 1
-		for range 1 + 2*min(c.pollers-1, 1) {
-			f := runBucket(t, c, time.Minute)
-			if !f.met(c) {
-				t.Errorf("%+v: %d completed, %d given up, %.1f %% refused (%.1f %% settled), %.0f %% used, %d early; want issue 21's goals",
-					c, f.completed, f.gaveUp, 100*f.refusedShare(), 100*f.settledShare(), 100*f.used, f.early)
-			}
-			worst = append(worst, 0)
-			for _, share := range f.shares() {
-				worst[len(worst)-1] = max(worst[len(worst)-1], math.Abs(share-1))
-			}
+		f := runBucket(t, c, time.Minute)
+		if !f.met(c) {
+			t.Errorf("%+v: %d completed, %d given up, %.1f %% refused (%.1f %% settled), %.0f %% used, %d early; want issue 21's goals",
+				c, f.completed, f.gaveUp, 100*f.refusedShare(), 100*f.settledShare(), 100*f.used, f.early)
 		}
-		if slices.Sort(worst); worst[len(worst)/2] > 0.45 {
-			t.Errorf("%+v: a Poller's share %.2f from a fair share in the median run; want within 0.45", c, worst[len(worst)/2])
+		for i, share := range f.shares() {
+			if c.pollers > 1 && c.capacity == 10 && (share < 0.7 || share > 1.3) {
+				t.Errorf("%+v: Poller %d's share %.2f; want 1 ± 0.3", c, i+1, share)
+			}
 		}
 	}
 	for _, d := range rlDialects {
