@@ -39,12 +39,14 @@
 // second, 160 ids at Retry-After 2 s.
 //
 // A 429 or a 503 is news about the server, not about one request. The
-// first 429 sets the pace to 10 polls a second, growing fast along the AWS
-// SDK's CUBIC curve from the Poller's creation until the next; a first 503,
-// or either after nothing was accepted for 2 s (an outage), sets it to one
-// poll per 2 s, growing the same way from then. Each later one cuts it to
-// 0.7 times the rate sent, never below one poll per 2 s; it then grows by
-// 0.1 poll a second (or 2 % of the rate cut from, if more) every second of
+// first 429 sets the pace to 5 polls a second, growing fast along the AWS
+// SDK's CUBIC curve from the Poller's creation until the next; answers to
+// the polls sent in the half second after it (bursts of Pollers starting
+// together) do not move it. A first 503, or one after nothing was accepted
+// for 2 s (an outage), sets it to one poll per 2 s, growing the same way
+// from then. Each later 429 or 503 cuts it to 0.85 times the rate sent,
+// never below one poll per 2 s; it then grows by 0.028 times the square
+// root of the rate cut from (0.1 at 12.5 polls a second) every second of
 // polling, never past twice the rate sent. Only the answer to a poll sent
 // at the pace the last cut set, from its first slot on, moves it. Pollers
 // on one key so tend towards equal shares (BENCHMARKS.md measures how

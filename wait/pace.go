@@ -15,22 +15,26 @@ import (
 )
 
 const (
-	paceStart  = 10               // polls per second at the first 429 or 503, then up the AWS SDK's CUBIC curve (+0.4 t³) until a cut
-	paceBeta   = 0.7              // a cut sets the rate to this times the rate sent (the AWS SDK's factor)
-	paceGrowth = 0.1              // after a cut, the rate grows by this many polls per second every second, or 2 % of the rate cut from if more
-	paceFloor  = 0.5              // polls per second: the rate is never cut below it
-	paceWindow = 2 * time.Second  // the rate sent is measured over about this long
-	paceMargin = 0.98             // of a rate the server states
-	paceHold   = 10 * time.Minute // the longest a server's reset holds the polls
-	unlimited  = math.MaxFloat64  // the rate before any pressure or stated limit (rate.Inf breaks the limiter's arithmetic)
+	paceStart  = 5                      // polls per second at the first 429, then up the AWS SDK's CUBIC curve (+0.4 t³) until a cut
+	paceSettle = 500 * time.Millisecond // after the first 429, answers to polls sent this soon are old news: the start's bursts
+	paceBeta   = 0.85                   // a cut sets the rate to this times the rate sent
+	paceGrowth = 0.028                  // after a cut, the rate grows by this times the square root of the rate cut from, a second
+	paceFloor  = 0.5                    // polls per second: the rate is never cut below it
+	paceWindow = 2 * time.Second        // the rate sent is measured over about this long
+	paceMargin = 0.98                   // of a rate the server states
+	paceHold   = 10 * time.Minute       // the longest a server's reset holds the polls
+	unlimited  = math.MaxFloat64        // the rate before any pressure or stated limit (rate.Inf breaks the limiter's arithmetic)
 )
 
-// pace admits the polls of one Poller (see the package doc). Additive
-// growth and multiplicative cuts bring Pollers on one key towards equal
-// shares (Chiu and Jain, 1989). A cut is from the rate sent, 429s included,
-// as the AWS SDK's: from the rate accepted, a Poller refused more often
-// would sink further. The start curve runs from the Poller's creation, so
-// that Pollers started together share it.
+// pace admits the polls of one Poller (see the package doc). Multiplicative
+// cuts and growth less than in proportion to the rate bring Pollers on one
+// key towards equal shares (Chiu and Jain, 1989); growth in proportion to
+// it keeps whatever shares the start gave. Shallow cuts take smaller, more
+// frequent steps: less noise in the shares. A cut is from the rate sent,
+// 429s included, as the AWS SDK's: from the rate accepted, a Poller refused
+// more often would sink further. 429s alone are no outage: a Poller that
+// others crowd out would drop to the floor and stay behind. The start curve
+// runs from the Poller's creation, so that Pollers started together share it.
 //
 // The limiter is golang.org/x/time/rate: Wait gives a slot back when ctx
 // ends, or fails at once when it comes after ctx's deadline. One poll waits
@@ -148,10 +152,10 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 	// The rate sent: the count over what one a second would have added up to since born.
 	sentRate, r := p.sent/(paceWindow.Seconds()*-math.Expm1(-float64(now.Sub(p.born))/float64(paceWindow))), p.rate
 	switch fresh := !sent.Before(p.cut); { // an answer to a poll sent before the last cut took effect is old news
-	case pressure && fresh && (now.Sub(p.ok) > paceWindow || down && r == unlimited): // an outage: nothing accepted for 2 s, or a first 503
+	case pressure && fresh && down && (now.Sub(p.ok) > paceWindow || r == unlimited): // an outage: a first 503, or nothing accepted for 2 s
 		p.cut, p.curve, p.from, r = now, paceFloor, now, paceFloor
 	case pressure && fresh && r == unlimited: // a first 429: onto the start curve, which runs from born
-		p.cut, p.curve, p.from, r = now, paceStart, p.born, paceStart
+		p.cut, p.curve, p.from, r = now.Add(paceSettle), paceStart, p.born, paceStart
 	case pressure && fresh:
 		p.top = min(r, sentRate)
 		p.cut, p.curve, r = now, 0, max(paceBeta*p.top, paceFloor)
@@ -160,7 +164,7 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 		t := now.Sub(p.from).Seconds()
 		r = min(p.curve+0.4*t*t*t, max(r, 2*sentRate))
 	default:
-		r = min(r+max(paceGrowth, p.top/50)*dt, max(r, 2*sentRate))
+		r = min(r+paceGrowth*math.Sqrt(p.top)*dt, max(r, 2*sentRate))
 	}
 	if p.cut == now { // polls sent before the new pace's first slot went at the old one
 		p.cut = now.Add(time.Duration(float64(time.Second) / r))

@@ -167,11 +167,14 @@ func TestPaceIsPerPoller(t *testing.T) {
 	})
 }
 
-// TestPaceRules: no pace until the first 429 or 503; that one sets the
-// pace to paceStart, on the AWS SDK's CUBIC curve from the Poller's
-// creation; a later cut is to paceBeta times the rate sent, after which the
-// pace grows additively; only an answer to a poll sent at the new pace,
-// from its first slot on, moves it.
+// TestPaceRules: no pace until the first 429 or 503; the first 429 sets
+// the pace to paceStart, on the AWS SDK's CUBIC curve from the Poller's
+// creation, and answers to polls sent within paceSettle of it are old news;
+// a later cut is to paceBeta times the rate sent, after which the pace grows
+// by paceGrowth times the square root of the rate cut from, a second; only
+// an answer to a poll sent at the new pace, from its first slot on, moves
+// it. 429s are never an outage: only a 503 after 2 s with nothing accepted
+// sends the pace to its floor.
 func TestPaceRules(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(DefaultConcurrency)
@@ -189,16 +192,20 @@ func TestPaceRules(t *testing.T) {
 		if !p.paced.Load() || p.limit() != paceStart {
 			t.Fatalf("after the first 429: %v a second; want %v", p.limit(), paceStart)
 		}
-		every(100*time.Millisecond, 10, false) // 1 s at 10 a second, on the curve
+		every(paceSettle/5, 4, true) // the start's bursts
+		if p.limit() != paceStart {
+			t.Fatalf("after 429s to polls sent within %v of the first: %v a second; want still %v", paceSettle, p.limit(), paceStart)
+		}
+		every(100*time.Millisecond, 10, false) // on the curve
 		curve := p.limit()
 		if born := time.Since(p.born).Seconds(); curve <= paceStart || curve > paceStart+0.4*born*born*born {
 			t.Fatalf("%.1f s after creation: %v a second; want grown along paceStart + 0.4 t³", born, curve)
 		}
 		inFlight := time.Now()
 		every(time.Millisecond, 1, true)
-		cut := p.limit()
-		if cut > paceBeta*curve || cut < paceBeta*10*0.9 {
-			t.Fatalf("after a 429 at %v a second, sending 10 a second: %v; want %v times the rate sent", curve, cut, paceBeta)
+		cut := p.limit() // the rate sent is above the pace: the cut is from the pace
+		if math.Abs(cut-paceBeta*curve) > 1e-9 {
+			t.Fatalf("after a 429 at %v a second: %v; want %v times it", curve, cut, paceBeta)
 		}
 		early := time.Now().Add(slotOf(cut) / 2) // sent after the cut, before the new pace's first slot
 		time.Sleep(time.Second)
@@ -208,9 +215,19 @@ func TestPaceRules(t *testing.T) {
 		if got := p.limit(); got != cut {
 			t.Errorf("after answers to polls sent before the cut took effect: %v a second; want still %v", got, cut)
 		}
-		every(100*time.Millisecond, 10, false) // one second of polling: paceGrowth, or 2 % of the rate cut from
-		if got, want := p.limit(), cut+max(paceGrowth, cut/paceBeta/50); math.Abs(got-want) > 0.01 {
-			t.Errorf("one second of polling after the cut: %v a second; want grown additively to %v", got, want)
+		every(100*time.Millisecond, 10, false) // one second of polling
+		grown := p.limit()
+		if want := cut + paceGrowth*math.Sqrt(curve); math.Abs(grown-want) > 0.001 {
+			t.Errorf("one second of polling after the cut: %v a second; want grown additively to %v", grown, want)
+		}
+		every(100*time.Millisecond, 30, true) // 3 s of 429s, nothing accepted: a cut a slot
+		if got := p.limit(); got <= paceFloor || got > grown*paceBeta*paceBeta {
+			t.Errorf("after 3 s of 429s alone: %v a second; want cut a few times from %v, above the floor %v", got, grown, paceFloor)
+		}
+		time.Sleep(slotOf(p.limit()))
+		p.answered(time.Now(), true, true, ratelimit.Limit{})
+		if got := p.limit(); got != paceFloor {
+			t.Errorf("a 503 after 3 s with nothing accepted: %v a second; want the floor %v", got, paceFloor)
 		}
 	})
 }
