@@ -44,6 +44,7 @@ var rlOther = []rlCase{{ids: 20, capacity: 1, pollers: 1}, {ids: 100, capacity: 
 	{ids: 400, capacity: 20, pollers: 1}, {ids: 2000, capacity: 100, pollers: 1}, {ids: 4000, capacity: 200, pollers: 1}}
 
 const (
+	fairRuns = 5 // runs of each four-Poller case in TestRateLimitGoals
 	rlHint   = 2 * time.Second
 	rlSettle = 5 * time.Second // the refusals "once settled" are counted after it
 	rlRTT    = 20 * time.Millisecond
@@ -436,22 +437,29 @@ func pct(v float64) string { return num(100*v) + " %" }
 // TestRateLimitGoals: in virtual time, every rate-limit case meets issue
 // 21's goals, through a raw gen client too, and issue 30's that one run
 // checks: no pace without a limiter, the stated limits in each dialect, the
-// 200 r/s edge. Four Pollers at 10 r/s stay within ±30 % of a fair share.
-// At 50 r/s one run's shares are too noisy for a check that must not flake
-// (a share past ±45 % in about one run in 10, one in 5 under -race, since
-// polls go unpaced until the first 429): make bench measures them, 10 runs
-// at a time, against the goal.
+// 200 r/s edge. Four Pollers started together, at 10 and 50 r/s, are each
+// within ±30 % of a fair share in most of fairRuns runs: one run misses in
+// about 50 (make bench measures 10 at a time, staggered starts too).
 func TestRateLimitGoals(t *testing.T) {
 	for _, c := range append(rlCases, rlCase{ids: 200, capacity: 10, pollers: 1, raw: true}) {
-		f := runBucket(t, c, time.Minute)
-		if !f.met(c) {
-			t.Errorf("%+v: %d completed, %d given up, %.1f %% refused (%.1f %% settled), %.0f %% used, %d early; want issue 21's goals",
-				c, f.completed, f.gaveUp, 100*f.refusedShare(), 100*f.settledShare(), 100*f.used, f.early)
+		runs, fair := 1, 0
+		if c.pollers > 1 {
+			runs = fairRuns
 		}
-		for i, share := range f.shares() {
-			if c.pollers > 1 && c.capacity == 10 && (share < 0.7 || share > 1.3) {
-				t.Errorf("%+v: Poller %d's share %.2f; want 1 ± 0.3", c, i+1, share)
+		for range runs {
+			f := runBucket(t, c, time.Minute)
+			if !f.met(c) {
+				t.Errorf("%+v: %d completed, %d given up, %.1f %% refused (%.1f %% settled), %.0f %% used, %d early; want issue 21's goals",
+					c, f.completed, f.gaveUp, 100*f.refusedShare(), 100*f.settledShare(), 100*f.used, f.early)
 			}
+			if sh := f.shares(); slices.Min(sh) >= 0.7 && slices.Max(sh) <= 1.3 {
+				fair++
+			} else {
+				t.Logf("%+v: shares %.2f", c, sh)
+			}
+		}
+		if c.pollers > 1 && 2*fair <= fairRuns {
+			t.Errorf("%+v: every Poller within ±30 %% of a fair share in %d of %d runs; want most", c, fair, fairRuns)
 		}
 	}
 	for _, d := range rlDialects {
