@@ -173,11 +173,9 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 	if l.Rate > 0 { // the latest answer's fields, if any, bound the rate
 		p.want = min(r, paceMargin*l.Rate)
 	}
-	paced := p.paced.Load()
-	if paced || p.want == unlimited && p.until.IsZero() {
-		return
+	if !p.paced.Load() && (p.want != unlimited || !p.until.IsZero()) {
+		p.lim.SetLimit(rate.Limit(p.want))
+		p.lim.Allow() // the polls just answered took the last slot
+		p.paced.Store(true)
 	}
-	p.lim.SetLimit(rate.Limit(p.want))
-	p.lim.Allow() // the polls just answered took the last slot
-	p.paced.Store(true)
 }
