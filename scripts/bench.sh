@@ -3,6 +3,8 @@
 # (each appends its Markdown section to the -figures file, in the order go
 # test runs them, and fails when a goal is missed), then
 # BenchmarkClientOverhead in rounds, compared by benchstat (tools/benchstat).
+# internal/benchmarks is also built on two earlier commits (git archive: it
+# needs their history), so that its "before" columns are measured in the run.
 # BENCHMARKS.md is written even when a goal is missed; the script then fails.
 #
 #   BENCH_COUNT  rounds of BenchmarkClientOverhead (default 10)
@@ -20,11 +22,21 @@ load_before=$(load)
 ./.ci/setup bench # nginx, for the rate-limit runs
 export TENSORPOOL_NGINX=1 # a missing nginx fails them instead of skipping
 "$GO" test -c -o "$tmp/benchmarks.test" ./internal/benchmarks
+# "Before", measured by this same code in the same run (waitscale_test.go):
+# main as issue 30 was filed, and the hold the pace replaced.
+for rev in 30cd781 fb24af9; do
+	mkdir "$tmp/$rev"
+	git archive "$rev" | tar -x -C "$tmp/$rev"
+	rm -rf "$tmp/$rev/internal/benchmarks"
+	cp -r internal/benchmarks "$tmp/$rev/internal/"
+	cp go.mod go.sum "$tmp/$rev/" # the hold's go.mod lacks golang.org/x/time, which these tests use
+	(cd "$tmp/$rev" && "$GO" test -c -o "$tmp/$rev.test" ./internal/benchmarks)
+done
 cd internal/benchmarks
 status=0
 touch "$tmp/figures.md"
 "$tmp/benchmarks.test" -test.run '^TestBench' -test.v -test.timeout 30m -figures "$tmp/figures.md" \
-	-economy.n "${ECONOMY_N:-1000}" || status=$?
+	-economy.n "${ECONOMY_N:-1000}" -pace.before "$tmp/30cd781.test" -pace.hold "$tmp/fb24af9.test" || status=$?
 # One round is every client once (-count=1), so that load from other work on
 # the machine falls on all of them alike.
 for _ in $(seq "${BENCH_COUNT:-10}"); do

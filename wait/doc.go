@@ -32,16 +32,34 @@
 //
 // # Pace
 //
-// A 429 or a 503 is news about the server, not about one request: it cuts
-// the pace all polls of the Poller (its Wait, WaitAll and Step calls) share
-// to 0.7 times the rate it was sending, never below one poll per 2 s. The
-// pace starts at 10 polls a second and grows fast until the first cut (and
-// from the floor after an outage); then by 0.1 poll a second (or 0.5 % of
-// the rate, if more) every second of polling, never past twice the rate
-// sent. Only the answer to a poll sent after the last cut moves it. Pollers
+// All polls of a Poller (its Wait, WaitAll and Step calls) share one pace.
+// Until the first 429 or 503 it slows none: one poll goes first, then one
+// more may be in flight per answer (TCP's slow start), up to 8
+// (WithConcurrency), which over a 100 ms round trip carry 80 polls a
+// second, 160 ids at Retry-After 2 s.
+//
+// A 429 or a 503 is news about the server, not about one request. The
+// first 429 sets the pace to 5 polls a second, growing fast along the AWS
+// SDK's CUBIC curve from the Poller's creation until the next; answers to
+// the polls sent in the half second after it (bursts of Pollers starting
+// together) do not move it. A first 503, or one after nothing was accepted
+// for 2 s (an outage), sets it to one poll per 2 s, growing the same way
+// from then. Each later 429 or 503 cuts it to 0.85 times the rate sent,
+// never below one poll per 2 s; it then grows by 0.028 times the square
+// root of the rate cut from (0.1 at 12.5 polls a second) every second of
+// polling, never past twice the rate sent. Only the answer to a poll sent
+// at the pace the last cut set, from its first slot on, moves it. Pollers
 // on one key so tend towards equal shares (BENCHMARKS.md measures how
-// close). The pace only delays polls: each id still waits its own
-// Retry-After. At most 8 polls are in flight at once (WithConcurrency).
+// close).
+//
+// The rate-limit fields of the latest answer bound the pace too:
+// RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-10),
+// RateLimit-Limit, -Remaining and -Reset (its older drafts), X-RateLimit-*
+// (a reset past ten years of seconds is a Unix time). The pace stays at
+// 0.98 times the least rate they state (quota ÷ window, (remaining + 1) ÷
+// reset) and, when nothing remains, sends nothing before the reset (10 min
+// at most). The pace only delays polls: each id still waits its own
+// Retry-After.
 //
 // # Failures
 //

@@ -31,6 +31,7 @@ type reply struct {
 	deaf       bool              // the hold ignores ctx: the answer arrives even if ctx ends
 	noResp     bool              // return a nil *http.Response and a nil error
 	noBody     bool              // return a response with a nil Body
+	header     map[string]string // more header fields
 }
 
 // call is one request the fake engine received.
@@ -138,6 +139,9 @@ func (f *fake) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if r.retryAfter != "" {
 		resp.Header.Set("Retry-After", r.retryAfter)
+	}
+	for k, v := range r.header {
+		resp.Header.Set(k, v)
 	}
 	return resp, nil
 }

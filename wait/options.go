@@ -77,5 +77,6 @@ func WithFailFast() Option { return func(c *config) { c.failFast = true } }
 
 // WithConcurrency bounds the polls one Poller has in flight, across all its
 // Wait, WaitAll and Step calls (default 8); waiting between polls does not
-// count. n < 1 is ignored.
+// count. It caps the Poller at n polls per round trip: raise it when the
+// ids' Retry-After asks for more. n < 1 is ignored.
 func WithConcurrency(n int) Option { return func(c *config) { set(&c.concurrency, n, 1) } }

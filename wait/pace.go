@@ -6,54 +6,102 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/tensorpool/tensorpool-go/internal/ratelimit"
 )
 
 const (
-	paceStart  = 10              // polls per second at first, then up the AWS SDK's CUBIC curve (+0.4 t³) until a cut
-	paceBeta   = 0.7             // a cut sets the rate to this times the rate sent (the AWS SDK's factor)
-	paceGrowth = 0.1             // after a cut, the rate grows by this many polls per second every second, or 0.5 % of it if more
-	paceFloor  = 0.5             // polls per second: the rate is never cut below it
-	paceWindow = 2 * time.Second // the rate sent is measured over about this long
+	paceStart  = 5                      // polls per second at the first 429, then up the AWS SDK's CUBIC curve (+0.4 t³) until a cut
+	paceSettle = 500 * time.Millisecond // after the first 429, answers to polls sent this soon are old news: the start's bursts
+	paceBeta   = 0.85                   // a cut sets the rate to this times the rate sent
+	paceGrowth = 0.028                  // after a cut, the rate grows by this times the square root of the rate cut from, a second
+	paceFloor  = 0.5                    // polls per second: the rate is never cut below it
+	paceWindow = 2 * time.Second        // the rate sent is measured over about this long
+	paceMargin = 0.98                   // of a rate the server states
+	paceHold   = 10 * time.Minute       // the longest a server's reset holds the polls
+	unlimited  = math.MaxFloat64        // the rate before any pressure or stated limit (rate.Inf breaks the limiter's arithmetic)
 )
 
-// pace is the rate all polls of one Poller share (see the package doc).
-// Additive growth and multiplicative cuts bring Pollers on one key towards
-// equal shares (Chiu and Jain, 1989); growth in proportion to the rate, as
-// the AWS SDK's CUBIC scaled to the last rate, keeps the shares the start
-// gave. A cut is from the rate sent, 429s included, as the AWS SDK's: from
-// the rate accepted, a Poller refused more often would sink further.
+// pace admits the polls of one Poller (see the package doc). Multiplicative
+// cuts and growth less than in proportion to the rate bring Pollers on one
+// key towards equal shares (Chiu and Jain, 1989); growth in proportion to
+// it keeps whatever shares the start gave. Shallow cuts take smaller, more
+// frequent steps: less noise in the shares. A cut is from the rate sent,
+// 429s included, as the AWS SDK's: from the rate accepted, a Poller refused
+// more often would sink further. 429s alone are no outage: a Poller that
+// others crowd out would drop to the floor and stay behind. The start curve
+// runs from the Poller's creation, so that Pollers started together share it.
 //
-// The limiter is golang.org/x/time/rate, the Go team's token bucket: its
-// rate can change at any time (SetLimit), and Wait gives a slot back when
-// ctx ends, or fails at once when it comes after ctx's deadline. One poll
-// waits at a time (turn), so that a cut applies to the next poll.
+// The limiter is golang.org/x/time/rate: Wait gives a slot back when ctx
+// ends, or fails at once when it comes after ctx's deadline. One poll waits
+// at a time (turn), so that a cut applies to the next poll; the limit
+// changes only between polls, as the limiter lets the next poll go early
+// when it rises while one waits.
 type pace struct {
-	lim  *rate.Limiter // burst 1: polls are spread, never sent in a burst
-	turn chan struct{}
+	slots chan struct{} // a poll in flight holds one
+	start atomic.Int64  // slots the slow start still holds
+	paced atomic.Bool   // since the first 429 or 503, or stated limit
+	lim   *rate.Limiter // burst 1: polls are spread, never sent in a burst
+	turn  chan struct{}
 
-	mu       sync.Mutex
-	born     time.Time // the Poller's creation
-	cut      time.Time // the last cut, or born
-	curve    float64   // where the CUBIC curve starts: paceStart at first, paceFloor after an outage; 0 after a cut
-	answers  float64   // HTTP answers, a count decaying over paceWindow
-	accepted float64   // the same, without 429s and 503s
-	last     time.Time // when the counts were last updated
+	mu    sync.Mutex
+	rate  float64   // the rate 429s and 503s set, unlimited before the first
+	want  float64   // the limit the next poll applies: rate, or less if the last answer stated less
+	born  time.Time // the Poller's creation
+	cut   time.Time // when the last cut took effect: the new pace's first slot
+	curve float64   // where the CUBIC curve starts (paceStart, or paceFloor after an outage); 0 after a cut
+	from  time.Time // where its t starts: born, or the outage's cut
+	top   float64   // the rate sent when last cut
+	sent  float64   // HTTP answers, a count decaying over paceWindow
+	last  time.Time // when it was last updated
+	ok    time.Time // the last answer that was not a 429 or 503
+	until time.Time // the server's reset, when nothing remains: no poll before it
 }
 
-func newPace() *pace {
+func newPace(concurrency int) *pace {
 	now := time.Now()
-	return &pace{lim: rate.NewLimiter(paceStart, 1), turn: make(chan struct{}, 1), born: now, cut: now, curve: paceStart}
+	p := &pace{slots: make(chan struct{}, concurrency), lim: rate.NewLimiter(unlimited, 1), turn: make(chan struct{}, 1),
+		rate: unlimited, want: unlimited, born: now, ok: now}
+	for range concurrency - 1 {
+		p.slots <- struct{}{}
+	}
+	p.start.Store(int64(concurrency - 1))
+	return p
 }
 
-var errLate = fmt.Errorf("%w: the Poller's pace, cut by 429 or 503 answers, has no slot before it", context.DeadlineExceeded)
+var errLate = fmt.Errorf("%w: the Poller's pace, slowed by 429 or 503 answers or the server's stated limit, has no slot before it", context.DeadlineExceeded)
 
-// take waits for the pace's next slot and returns when the poll is sent.
-// It fails at once when the slot surely comes after ctx's deadline.
+// take waits for a slot in flight and then, once paced, for the pace's next
+// slot; it returns when the poll is sent, and done must follow. It fails at
+// once when the pace's slot surely comes after ctx's deadline.
 func (p *pace) take(ctx context.Context) (time.Time, error) {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < (1-p.lim.Tokens())/float64(p.lim.Limit()) {
+	if err := ctx.Err(); err != nil { // select picks at random when both are ready
+		return time.Time{}, err
+	}
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return time.Time{}, ctx.Err()
+	}
+	if !p.paced.Load() {
+		return time.Now(), nil
+	}
+	sent, err := p.wait(ctx)
+	if err != nil {
+		p.done()
+	}
+	return sent, err
+}
+
+func (p *pace) wait(ctx context.Context) (time.Time, error) {
+	p.mu.Lock()
+	want, until := p.want, p.until
+	p.mu.Unlock()
+	if dl, ok := ctx.Deadline(); ok && (dl.Before(until) || time.Until(dl).Seconds() < (1-p.lim.Tokens())/want) {
 		return time.Time{}, errLate
 	}
 	select {
@@ -62,40 +110,72 @@ func (p *pace) take(ctx context.Context) (time.Time, error) {
 	case <-ctx.Done():
 		return time.Time{}, ctx.Err()
 	}
+	if d := time.Until(until); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+	p.mu.Lock()
+	p.lim.SetLimit(rate.Limit(p.want))
+	p.mu.Unlock()
 	if err := p.lim.Wait(ctx); err != nil {
 		return time.Time{}, cmp.Or(ctx.Err(), errLate) // no ctx error: the next slot comes after ctx's deadline
 	}
 	return time.Now(), nil
 }
 
-// answered adapts the rate to the answer to a poll sent at sent: pressure
-// (a 429 or a 503) cuts it, any other HTTP answer lets it grow.
-func (p *pace) answered(sent time.Time, pressure bool) {
+// done frees the slot in flight take took.
+func (p *pace) done() { <-p.slots }
+
+// answered adapts the pace to the answer to a poll sent at sent: pressure
+// (a 429 or a 503; down, a 503) cuts it, any other HTTP answer lets it
+// grow; l is what the answer states of the server's limit.
+func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) {
+	if !pressure && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
+		defer func() { <-p.slots }() // slow start: one more poll in flight, once this answer has paced them
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
 	dt := min(now.Sub(p.last), time.Second).Seconds() // growth counts busy time only
-	decay := math.Exp(-float64(now.Sub(p.last)) / float64(paceWindow))
-	p.answers, p.accepted, p.last = p.answers*decay+1, p.accepted*decay, now
+	p.sent, p.last = p.sent*math.Exp(-float64(now.Sub(p.last))/float64(paceWindow))+1, now
 	if !pressure {
-		p.accepted++
+		p.ok = now
 	}
-	if sent.Before(p.cut) {
-		return
+	if l.Wait > 0 && now.Add(min(l.Wait, paceHold)).After(p.until) {
+		p.until = now.Add(min(l.Wait, paceHold))
 	}
 	// The rate sent: the count over what one a second would have added up to since born.
-	limit, sentRate := float64(p.lim.Limit()), p.answers/(paceWindow.Seconds()*-math.Expm1(-float64(now.Sub(p.born))/float64(paceWindow)))
-	growth := limit + max(paceGrowth, limit/200)*dt
-	switch t := now.Sub(p.cut).Seconds(); {
-	case pressure && p.accepted < 0.5: // an outage: nothing accepted lately
-		p.cut, p.curve, limit = now, paceFloor, paceFloor
-	case pressure:
-		p.cut, p.curve, limit = now, 0, paceBeta*min(limit, sentRate)
-	case p.curve > 0: // the start, or after an outage: the AWS SDK's CUBIC curve
-		growth = p.curve + 0.4*t*t*t
+	sentRate, r := p.sent/(paceWindow.Seconds()*-math.Expm1(-float64(now.Sub(p.born))/float64(paceWindow))), p.rate
+	switch fresh := !sent.Before(p.cut); { // an answer to a poll sent before the last cut took effect is old news
+	case pressure && fresh && down && (now.Sub(p.ok) > paceWindow || r == unlimited): // an outage: a first 503, or nothing accepted for 2 s
+		p.cut, p.curve, p.from, r = now, paceFloor, now, paceFloor
+	case pressure && fresh && r == unlimited: // a first 429: onto the start curve, which runs from born
+		p.cut, p.curve, p.from, r = now.Add(paceSettle), paceStart, p.born, paceStart
+	case pressure && fresh:
+		p.top = min(r, sentRate)
+		p.cut, p.curve, r = now, 0, max(paceBeta*p.top, paceFloor)
+	case pressure || !fresh || r == unlimited:
+	case p.curve > 0: // the AWS SDK's CUBIC curve; never past twice the rate sent: a Poller with few ids does not grow without bound
+		t := now.Sub(p.from).Seconds()
+		r = min(p.curve+0.4*t*t*t, max(r, 2*sentRate))
+	default:
+		r = min(r+paceGrowth*math.Sqrt(p.top)*dt, max(r, 2*sentRate))
 	}
-	if !pressure { // never past twice the rate sent: a Poller with few ids does not grow without bound
-		limit = min(growth, max(limit, 2*sentRate))
+	if p.cut == now { // polls sent before the new pace's first slot went at the old one
+		p.cut = now.Add(time.Duration(float64(time.Second) / r))
 	}
-	p.lim.SetLimit(rate.Limit(max(limit, paceFloor)))
+	p.rate, p.want = r, r
+	if l.Rate > 0 { // the latest answer's fields, if any, bound the rate
+		p.want = min(r, paceMargin*l.Rate)
+	}
+	if !p.paced.Load() && (p.want != unlimited || !p.until.IsZero()) {
+		p.lim.SetLimit(rate.Limit(p.want))
+		p.lim.Allow() // the polls just answered took the last slot
+		p.paced.Store(true)
+	}
 }

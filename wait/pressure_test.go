@@ -13,6 +13,7 @@ import (
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/ratelimit"
 )
 
 // overloaded answers every request until until with a 503 (Retry-After ra,
@@ -160,41 +161,189 @@ func TestPaceIsPerPoller(t *testing.T) {
 			t.Fatalf("b: %v after %v; want the cut pace's next slot, %v", err, time.Since(start), slot)
 		}
 		// After an outage (nothing accepted), the pace grows back from its floor, not from its start.
-		if got := p.pace.lim.Limit(); got <= paceFloor || got > 3 {
+		if got := p.pace.limit(); got <= paceFloor || got > 3 {
 			t.Errorf("the pace after b's answer: %v a second; want grown past the floor %v, to at most 3 (twice the rate sent)", got, paceFloor)
 		}
 	})
 }
 
-// TestPaceIgnoresOldNews: only an answer to a poll sent after the last cut
-// moves the pace; answers to polls in flight at the cut were caused by the
-// old rate. A cut is to paceBeta times the rate sent, and the pace then
-// grows additively.
-func TestPaceIgnoresOldNews(t *testing.T) {
+// TestPaceRules: no pace until the first 429 or 503; the first 429 sets
+// the pace to paceStart, on the AWS SDK's CUBIC curve from the Poller's
+// creation, and answers to polls sent within paceSettle of it are old news;
+// a later cut is to paceBeta times the rate sent, after which the pace grows
+// by paceGrowth times the square root of the rate cut from, a second; only
+// an answer to a poll sent at the new pace, from its first slot on, moves
+// it. 429s are never an outage: only a 503 after 2 s with nothing accepted
+// sends the pace to its floor.
+func TestPaceRules(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := newPace()
-		for range 100 { // 10 s accepted at 10 a second
-			time.Sleep(100 * time.Millisecond)
-			p.answered(time.Now(), false)
+		p := newPace(DefaultConcurrency)
+		every := func(d time.Duration, n int, pressure bool) {
+			for range n {
+				time.Sleep(d)
+				p.answered(time.Now(), pressure, false, ratelimit.Limit{})
+			}
+		}
+		every(10*time.Millisecond, 100, false) // 1 s accepted at 100 a second
+		if p.paced.Load() || p.limit() != unlimited {
+			t.Fatalf("paced at %v a second before any 429 or 503; want no pace", p.limit())
+		}
+		every(time.Millisecond, 1, true)
+		if !p.paced.Load() || p.limit() != paceStart {
+			t.Fatalf("after the first 429: %v a second; want %v", p.limit(), paceStart)
+		}
+		every(paceSettle/5, 4, true) // the start's bursts
+		if p.limit() != paceStart {
+			t.Fatalf("after 429s to polls sent within %v of the first: %v a second; want still %v", paceSettle, p.limit(), paceStart)
+		}
+		every(100*time.Millisecond, 10, false) // on the curve
+		curve := p.limit()
+		if born := time.Since(p.born).Seconds(); curve <= paceStart || curve > paceStart+0.4*born*born*born {
+			t.Fatalf("%.1f s after creation: %v a second; want grown along paceStart + 0.4 t³", born, curve)
 		}
 		inFlight := time.Now()
-		time.Sleep(time.Millisecond)
-		p.answered(time.Now(), true)
-		cut := float64(p.lim.Limit())
-		if cut < paceBeta*10 || cut > paceBeta*11 { // the 429 itself counts as sent
-			t.Fatalf("after the first 429: %v a second; want %v times the rate sent, 10 to 11 a second", cut, paceBeta)
+		every(time.Millisecond, 1, true)
+		cut := p.limit() // the rate sent is above the pace: the cut is from the pace
+		if math.Abs(cut-paceBeta*curve) > 1e-9 {
+			t.Fatalf("after a 429 at %v a second: %v; want %v times it", curve, cut, paceBeta)
 		}
+		early := time.Now().Add(slotOf(cut) / 2) // sent after the cut, before the new pace's first slot
 		time.Sleep(time.Second)
-		p.answered(inFlight, true)
-		p.answered(inFlight, false)
-		if got := float64(p.lim.Limit()); got != cut {
-			t.Errorf("after answers to polls sent before the cut: %v a second; want still %v", got, cut)
+		p.answered(inFlight, true, false, ratelimit.Limit{})
+		p.answered(inFlight, false, false, ratelimit.Limit{})
+		p.answered(early, true, false, ratelimit.Limit{})
+		if got := p.limit(); got != cut {
+			t.Errorf("after answers to polls sent before the cut took effect: %v a second; want still %v", got, cut)
 		}
-		// A second later, an answer to a poll sent after the cut: the pace grows by paceGrowth.
-		time.Sleep(time.Second)
-		p.answered(time.Now(), false)
-		if got, want := float64(p.lim.Limit()), cut+paceGrowth*1.001; got <= cut || got > want {
-			t.Errorf("one second after the cut: %v a second; want grown additively to at most %v", got, want)
+		every(100*time.Millisecond, 10, false) // one second of polling
+		grown := p.limit()
+		if want := cut + paceGrowth*math.Sqrt(curve); math.Abs(grown-want) > 0.001 {
+			t.Errorf("one second of polling after the cut: %v a second; want grown additively to %v", grown, want)
+		}
+		every(100*time.Millisecond, 30, true) // 3 s of 429s, nothing accepted: a cut a slot
+		if got := p.limit(); got <= paceFloor || got > grown*paceBeta*paceBeta {
+			t.Errorf("after 3 s of 429s alone: %v a second; want cut a few times from %v, above the floor %v", got, grown, paceFloor)
+		}
+		time.Sleep(slotOf(p.limit()))
+		p.answered(time.Now(), true, true, ratelimit.Limit{})
+		if got := p.limit(); got != paceFloor {
+			t.Errorf("a 503 after 3 s with nothing accepted: %v a second; want the floor %v", got, paceFloor)
+		}
+	})
+}
+
+// TestPaceFreeUntilPressure: before any 429 or 503 a Poller is bounded only
+// by its concurrency, which starts at one poll in flight and grows by one
+// per answer (slow start): 100 ids, each answered in 20 ms, all get their
+// first poll within a few round trips.
+func TestPaceFreeUntilPressure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		ids := make([]string, 100)
+		for i := range ids {
+			ids[i] = fmt.Sprint("r", i)
+			f.on(ids[i], reply{status: gen.RequestStatusCOMPLETED, hold: 20 * time.Millisecond})
+		}
+		start := time.Now()
+		if _, err := f.poller(t, 0, WithConcurrency(100)).WaitAll(t.Context(), ids...); err != nil {
+			t.Fatal(err)
+		}
+		// The probe alone, then 2, 4, 8, ...: 1+2+4+...+64 > 100 after 7 round trips.
+		if el := time.Since(start); el != 7*20*time.Millisecond {
+			t.Errorf("all done after %v; want 7 round trips: a probe, then twice as many each round trip", el)
+		}
+		first := f.allCalls()[0].at
+		for i, c := range f.allCalls()[:3] {
+			if want := start.Add(time.Duration(min(i, 1)) * 20 * time.Millisecond); !c.at.Equal(want) {
+				t.Errorf("poll %d at %v; want the probe alone at 0, then two at 20ms", i, c.at.Sub(first))
+			}
+		}
+	})
+}
+
+// TestPaceHonoursStatedLimits: a server's rate-limit fields bound the pace
+// with no 429 at all: below the stated rate, and no poll before the reset
+// when nothing remains.
+func TestPaceHonoursStatedLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(DefaultConcurrency)
+		sent, _ := p.take(t.Context())
+		p.answered(sent, false, false, ratelimit.Limit{Rate: 2})
+		p.done()
+		if got := p.limit(); got != paceMargin*2 {
+			t.Fatalf("after a stated rate of 2 a second: %v; want %v", got, paceMargin*2)
+		}
+		start := time.Now()
+		sent, _ = p.take(t.Context())
+		if el, slot := time.Since(start), slotOf(paceMargin*2); el < slot || el > slot+time.Millisecond {
+			t.Errorf("next poll after %v; want one slot of the stated rate", el)
+		}
+		p.answered(sent, false, false, ratelimit.Limit{Rate: 2, Wait: 5 * time.Second}) // nothing remains for 5 s
+		p.done()
+		start = time.Now()
+		if _, err := p.take(t.Context()); err != nil || time.Since(start) != 5*time.Second {
+			t.Errorf("next poll after %v (%v); want at the reset, 5 s", time.Since(start), err)
+		}
+		p.done()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		p.answered(time.Now(), false, false, ratelimit.Limit{Wait: time.Hour}) // held at most paceHold
+		if _, err := p.take(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a poll whose deadline comes before the reset: %v; want DeadlineExceeded at once", err)
+		}
+		if until := p.until.Sub(time.Now()); until != paceHold {
+			t.Errorf("held for %v; want at most %v", until, paceHold)
+		}
+	})
+}
+
+// TestPollerHonoursStatedLimits: a Poller reads the rate-limit fields of
+// every answer (internal/ratelimit), 200s included, with no 429 at all:
+// nothing remains until the reset in 5 s, so at most one poll in those 5 s
+// (the rate they state); the next answer states nothing, and the pace lets
+// go.
+func TestPollerHonoursStatedLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		empty := reply{status: gen.RequestStatusPROCESSING, retryAfter: "60", header: map[string]string{
+			"RateLimit-Policy": `"default";q=60;w=60`, "RateLimit": `"default";r=0;t=5`}}
+		f := newFake().on("a", empty).on("b", completed).on("c", completed)
+		p := f.poller(t, 0)
+		start := time.Now()
+		if _, err := p.Step(t.Context(), "a", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Wait(t.Context(), "b"); err != nil || time.Since(start) != slotOf(paceMargin/5) {
+			t.Fatalf("b: %v after %v; want after the reset, at the stated rate: %v", err, time.Since(start), slotOf(paceMargin/5))
+		}
+		start = time.Now()
+		if _, err := p.Wait(t.Context(), "c"); err != nil || time.Since(start) != 0 {
+			t.Errorf("c: %v after %v; want at once: b's answer stated no limit", err, time.Since(start))
+		}
+	})
+}
+
+// TestPaceRaisedWhileAPollWaits: golang.org/x/time/rate lets the poll after
+// a waiting one go early when the limit rises during the wait (0.925 s
+// apart at 0.98 a second); the pace changes the limit only between polls,
+// so no two polls come closer than the limit allows.
+func TestPaceRaisedWhileAPollWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(DefaultConcurrency)
+		p.answered(time.Now(), true, true, ratelimit.Limit{}) // a first 503: the floor, slots at 2 s, 4 s, ...
+		go func() {
+			time.Sleep(3 * time.Second) // while the second poll waits, an answer raises the limit
+			p.answered(time.Now(), false, false, ratelimit.Limit{})
+		}()
+		var at [3]time.Time
+		for i := range at {
+			if _, err := p.take(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			p.done()
+			at[i] = time.Now()
+		}
+		if raised, gap := p.limit(), at[2].Sub(at[1]); raised <= paceFloor || gap < slotOf(raised) {
+			t.Errorf("polls %v apart at a limit raised to %v a second; want at least %v", gap, raised, slotOf(raised))
 		}
 	})
 }
@@ -263,8 +412,12 @@ func TestPacePastTheDeadline(t *testing.T) {
 // fails as soon as its turn comes. Both wrap context.DeadlineExceeded.
 func TestPaceSlotPastTheDeadlineWhileAnotherWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := newPace()
-		p.lim.SetLimit(1) // one slot a second; the first is taken now
+		p := newPace(DefaultConcurrency)
+		for range p.start.Swap(0) { // past the slow start
+			<-p.slots
+		}
+		p.answered(time.Now(), true, false, ratelimit.Limit{})
+		p.want = 1 // one slot a second
 		if _, err := p.take(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +431,7 @@ func TestPaceSlotPastTheDeadlineWhileAnotherWaits(t *testing.T) {
 		}
 		ctx, cancel = context.WithTimeout(t.Context(), 2500*time.Millisecond)
 		defer cancel()
-		go func() { synctest.Wait(); p.lim.SetLimit(0.5) }() // a cut while it queues: its slot moves to 3 s
+		go func() { synctest.Wait(); p.mu.Lock(); p.want = 0.5; p.mu.Unlock() }() // a cut while it queues: its slot moves to 3 s
 		if _, err := p.take(ctx); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
 			t.Errorf("slot moved to 3 s, deadline at 2.5 s: %v after %v; want DeadlineExceeded when its turn comes, at 1 s", err, time.Since(start))
 		}
@@ -300,4 +453,14 @@ func TestPressureWithoutHintBacksOff(t *testing.T) {
 			}
 		}
 	})
+}
+
+// slotOf is the time between two polls at r a second.
+func slotOf(r float64) time.Duration { return time.Duration(float64(time.Second) / r) }
+
+// limit is the pace's rate.
+func (p *pace) limit() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.want
 }

@@ -14,6 +14,7 @@ import (
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/ratelimit"
 	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 	"github.com/tensorpool/tensorpool-go/internal/transient"
@@ -31,13 +32,12 @@ type Client interface {
 type Poller struct {
 	c    Client
 	cfg  config
-	sem  chan struct{} // bounds the polls in flight
-	mu   sync.Mutex    // serializes progress callbacks
+	mu   sync.Mutex // serializes progress callbacks
 	rand func() float64
 	// redact is the client's redaction of the key, from its first answer
 	// (tensorpool.NewClient's marks every body with it), or nil.
 	redact atomic.Pointer[func(string) string]
-	pace   *pace // the rate all polls share
+	pace   *pace // admits every poll: the polls in flight and the rate all share
 }
 
 // New returns a Poller that polls through c, with its options fixed.
@@ -48,7 +48,7 @@ func New(c Client, opts ...Option) *Poller {
 		o(&cfg)
 	}
 	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
-	return &Poller{c: c, cfg: cfg, sem: make(chan struct{}, cfg.concurrency), rand: rand.Float64, pace: newPace()}
+	return &Poller{c: c, cfg: cfg, rand: rand.Float64, pace: newPace(cfg.concurrency)}
 }
 
 // Reason says why a delay was chosen, or why polling is over (Next == 0).
@@ -146,22 +146,15 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 		*s = *prev
 	}
 	s.Done, s.Next, s.Reason = false, 0, ReasonDone
-	// The slot first, then the pace: a poll queued for a slot must not slip
-	// past a cut made while it queued.
-	select {
-	case p.sem <- struct{}{}:
-		defer func() { <-p.sem }()
-	case <-ctx.Done():
-		return s, p.end(ctx, s, ctx.Err())
-	}
 	sent, err := p.pace.take(ctx)
 	if err != nil {
 		return s, p.end(ctx, s, err)
 	}
+	defer p.pace.done()
 	s.Attempt++
 	a := p.get(ctx, requestID)
 	if a.answered {
-		p.pace.answered(sent, a.pressure)
+		p.pace.answered(sent, a.pressure, tensorpool.IsStatus(a.err, http.StatusServiceUnavailable), a.limit)
 	}
 	switch {
 	case !a.answered && a.err != nil && ctx.Err() != nil: // ctx ended the poll: s.Err, the last failure, is named
@@ -238,6 +231,7 @@ type answer struct {
 	err                 error
 	transient, pressure bool // err may not recur; the server asks to slow down (429, 503)
 	answered            bool // an HTTP response came
+	limit               ratelimit.Limit
 }
 
 // get sends one GET (step holds its concurrency slot) and checks the answer
@@ -253,6 +247,7 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 		}
 		a.answered = true
 		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
+		a.limit = ratelimit.Parse(resp.Header, time.Now())
 		if b, ok := resp.Body.(interface{ Redact(string) string }); ok && p.redact.Load() == nil {
 			f := b.Redact // tensorpool.NewClient's bodies carry its redaction: kept once per Poller
 			p.redact.CompareAndSwap(nil, &f)

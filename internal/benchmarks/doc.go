@@ -4,14 +4,17 @@
 // when the server sends no Retry-After, and against an overloaded server
 // with 1,000 ids (pressure_test.go), behind a rate limiter, a token bucket
 // and nginx's limit_req (ratelimit_test.go, nginx_test.go; issue 21), how
-// WaitAll scales to 10,000 requests
-// (scale_test.go), and the overhead of the generated client over a
-// hand-written net/http call (client_test.go).
+// WaitAll scales to 10,000 requests (scale_test.go), wait at every scale:
+// no limiter, a limiter that states its limit, the edges, staggered Pollers
+// and the CPU per poll, before and after issue 30 (waitscale_test.go), and
+// the overhead of the generated client over a hand-written net/http call
+// (client_test.go).
 //
 // Everything here is test code. The measurements are tests named TestBench*
 // that write Markdown tables and fail when a goal is missed, and one ordinary
 // benchmark, BenchmarkClientOverhead; `make bench` (scripts/bench.sh) runs
 // them and rewrites BENCHMARKS.md. Under a plain `go test ./...` only the
 // quick cross-checks and the rate-limit goals in virtual time run; make
-// check-peers adds one run behind nginx.
+// check-peers adds one run behind nginx. scripts/bench.sh builds this
+// package on earlier commits too, for the "before" columns it measures.
 package benchmarks

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -41,6 +44,7 @@ var rlOther = []rlCase{{ids: 20, capacity: 1, pollers: 1}, {ids: 100, capacity: 
 	{ids: 400, capacity: 20, pollers: 1}, {ids: 2000, capacity: 100, pollers: 1}, {ids: 4000, capacity: 200, pollers: 1}}
 
 const (
+	fairRuns = 5 // runs of each four-Poller case in TestRateLimitGoals
 	rlHint   = 2 * time.Second
 	rlSettle = 5 * time.Second // the refusals "once settled" are counted after it
 	rlRTT    = 20 * time.Millisecond
@@ -55,8 +59,15 @@ var rlNginx = flag.Bool("ratelimit.nginx", true, "run the nginx cases")
 
 type rlCase struct {
 	ids, capacity, pollers int
-	raw                    bool // through a bare *gen.Client instead of tensorpool.NewClient
+	raw                    bool          // through a bare *gen.Client instead of tensorpool.NewClient
+	stagger                time.Duration // each Poller starts at a random moment within this
+	dialect                string        // the rate-limit fields the token bucket sends: "" (none) or one of rlDialects
+	concurrency            int           // WithConcurrency, if not 0
 }
+
+// rlDialects are the rate-limit fields a token bucket can send (see
+// bucketLimiter.fields).
+var rlDialects = []string{"draft-10", "older draft", "X-RateLimit"}
 
 // rlFigures is one run's outcome.
 type rlFigures struct {
@@ -107,6 +118,7 @@ type rlLog struct {
 	mu       sync.Mutex
 	polls    []rlPoll
 	detected map[string]time.Time // the first 200 at or after complete, per id
+	first    map[string]time.Time // the first poll, per id
 	allowed  map[string]time.Time // the earliest poll the last answer allowed, per id
 	early    int
 }
@@ -118,7 +130,8 @@ type rlPoll struct {
 }
 
 func newRLLog() *rlLog {
-	return &rlLog{start: time.Now(), complete: map[string]time.Time{}, detected: map[string]time.Time{}, allowed: map[string]time.Time{}}
+	return &rlLog{start: time.Now(), complete: map[string]time.Time{}, detected: map[string]time.Time{}, allowed: map[string]time.Time{},
+		first: map[string]time.Time{}}
 }
 
 // rlTap is one Poller's side of the log.
@@ -135,6 +148,9 @@ func (t rlTap) RoundTrip(r *http.Request) (*http.Response, error) {
 	l.mu.Lock()
 	if sent.Before(l.allowed[id]) {
 		l.early++
+	}
+	if _, ok := l.first[id]; !ok {
+		l.first[id] = sent
 	}
 	l.mu.Unlock()
 	resp, err := t.next.RoundTrip(r)
@@ -157,8 +173,36 @@ func (t rlTap) RoundTrip(r *http.Request) (*http.Response, error) {
 type bucketLimiter struct {
 	next     http.RoundTripper
 	capacity int
+	dialect  string // the rate-limit fields it sends, if any
 	mu       sync.Mutex
 	keys     map[string]*rate.Limiter
+}
+
+// fields adds the bucket's state to h in b's dialect: a quota of capacity
+// per second, whole tokens remaining, and the time until the next token (in
+// whole seconds, rounded up; the X-RateLimit reset a Unix time in ms).
+func (b *bucketLimiter) fields(h http.Header, lim *rate.Limiter) {
+	now := time.Now()
+	tokens := lim.TokensAt(now)
+	remaining := int(max(tokens, 0))
+	next := time.Duration(0)
+	if tokens < float64(b.capacity) {
+		next = time.Duration((1 - (tokens - math.Floor(tokens))) / float64(b.capacity) * float64(time.Second))
+	}
+	reset := strconv.Itoa(int(math.Ceil(next.Seconds())))
+	switch b.dialect {
+	case "draft-10":
+		h.Set("RateLimit-Policy", fmt.Sprintf(`"default";q=%d;w=1`, b.capacity))
+		h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%s`, remaining, reset))
+	case "older draft":
+		h.Set("RateLimit-Limit", fmt.Sprintf("%d, %d;w=1", b.capacity, b.capacity))
+		h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
+		h.Set("RateLimit-Reset", reset)
+	case "X-RateLimit":
+		h.Set("X-RateLimit-Limit", strconv.Itoa(b.capacity))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+		h.Set("X-RateLimit-Reset", fmt.Sprintf("%.3f", float64(now.Add(next).UnixMilli())/1000))
+	}
 }
 
 func (b *bucketLimiter) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -171,11 +215,15 @@ func (b *bucketLimiter) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	b.mu.Unlock()
 	if !lim.Allow() {
-		time.Sleep(rlRTT / 2)
 		h := http.Header{"Content-Type": {"application/json"}, "Retry-After": {"1"}}
+		b.fields(h, lim)
+		time.Sleep(rlRTT / 2)
 		return respond(r, http.StatusTooManyRequests, h, []byte(`{"detail":"Too Many Requests"}`)), nil
 	}
 	resp, err := b.next.RoundTrip(r)
+	if err == nil {
+		b.fields(resp.Header, lim)
+	}
 	time.Sleep(rlRTT / 2)
 	return resp, err
 }
@@ -203,8 +251,14 @@ func runRateLimited(t *testing.T, c rlCase, ids []string, base string, tr func(i
 			t.Fatal(err)
 		}
 		mine := ids[i*per : (i+1)*per]
+		var opts []wait.Option
+		if c.concurrency > 0 {
+			opts = append(opts, wait.WithConcurrency(c.concurrency))
+		}
+		delay := time.Duration(rand.Int64N(int64(c.stagger) + 1))
 		wg.Go(func() {
-			_, err := wait.New(cl).WaitAll(ctx, mine...)
+			time.Sleep(delay)
+			_, err := wait.New(cl, opts...).WaitAll(ctx, mine...)
 			failed := 0
 			if err != nil {
 				failed = len(err.(interface{ Unwrap() []error }).Unwrap())
@@ -287,7 +341,7 @@ func runBucket(t *testing.T, c rlCase, pending time.Duration) rlFigures {
 			ids[i] = ls.add(tensorpooltest.Succeed(pending/2, pending-pending/2))
 			log.complete[ids[i]] = time.Now().Add(pending)
 		}
-		b := &bucketLimiter{next: ls, capacity: c.capacity, keys: map[string]*rate.Limiter{}}
+		b := &bucketLimiter{next: ls, capacity: c.capacity, dialect: c.dialect, keys: map[string]*rate.Limiter{}}
 		f = runRateLimited(t, c, ids, tensorpooltest.InProcessURL, func(int) http.RoundTripper { return b }, log)
 	})
 	return f
@@ -380,21 +434,50 @@ func TestBenchRateLimit(t *testing.T) {
 
 func pct(v float64) string { return num(100*v) + " %" }
 
-// TestRateLimitGoals: under the token bucket, in virtual time, every case
-// meets issue 21's goals, through a raw gen client too; four Pollers'
-// shares stay within ±45 % (the goal, ±30 %, is measured over 20 runs by
-// make bench: one 60 s run at 2.5 polls a second per Poller is short for it).
+// TestRateLimitGoals: in virtual time, every rate-limit case meets issue
+// 21's goals, through a raw gen client too, and issue 30's that one run
+// checks: no pace without a limiter, the stated limits in each dialect, the
+// 200 r/s edge. Four Pollers started together, at 10 and 50 r/s, are each
+// within ±30 % of a fair share in most of fairRuns runs: one run misses in
+// about 50 (make bench measures 10 at a time, staggered starts too).
 func TestRateLimitGoals(t *testing.T) {
 	for _, c := range append(rlCases, rlCase{ids: 200, capacity: 10, pollers: 1, raw: true}) {
-		f := runBucket(t, c, time.Minute)
-		if !f.met(c) {
-			t.Errorf("%+v: %d completed, %d given up, %.1f %% refused (%.1f %% settled), %.0f %% used, %d early; want issue 21's goals",
-				c, f.completed, f.gaveUp, 100*f.refusedShare(), 100*f.settledShare(), 100*f.used, f.early)
+		runs, fair := 1, 0
+		if c.pollers > 1 {
+			runs = fairRuns
 		}
-		for i, share := range f.shares() {
-			if c.pollers > 1 && (share < 0.55 || share > 1.45) {
-				t.Errorf("%+v: Poller %d's share %.2f; want 1 ± 0.45", c, i+1, share)
+		for range runs {
+			f := runBucket(t, c, time.Minute)
+			if !f.met(c) {
+				t.Errorf("%+v: %d completed, %d given up, %.1f %% refused (%.1f %% settled), %.0f %% used, %d early; want issue 21's goals",
+					c, f.completed, f.gaveUp, 100*f.refusedShare(), 100*f.settledShare(), 100*f.used, f.early)
 			}
+			if sh := f.shares(); slices.Min(sh) >= 0.7 && slices.Max(sh) <= 1.3 {
+				fair++
+			} else {
+				t.Logf("%+v: shares %.2f", c, sh)
+			}
+		}
+		if c.pollers > 1 && 2*fair <= fairRuns {
+			t.Errorf("%+v: every Poller within ±30 %% of a fair share in %d of %d runs; want most", c, fair, fairRuns)
+		}
+	}
+	for _, d := range rlDialects {
+		for _, c := range statedCases {
+			c.dialect = d
+			if f := runBucket(t, c, time.Minute); f.completed != c.ids || f.refusedShare() > 0.01 || f.used < 0.90 {
+				t.Errorf("%+v: %d completed, %.2f %% refused, %.1f %% used; want all, ≤ 1 %%, ≥ 90 %%", c, f.completed, 100*f.refusedShare(), 100*f.used)
+			}
+		}
+	}
+	if c := edgeCases[1]; c.capacity == 200 {
+		if f := runBucket(t, c, time.Minute); f.completed != c.ids || f.used < 0.90 {
+			t.Errorf("%+v: %d completed, %.1f %% used; want all, ≥ 90 %%", c, f.completed, 100*f.used)
+		}
+	}
+	for _, n := range freeIDs {
+		if f := runFree(t, n); f.P99 > freeGoal {
+			t.Errorf("no limiter, %d ids: detection delay p99 %v; want ≤ %v", n, f.P99, freeGoal)
 		}
 	}
 }

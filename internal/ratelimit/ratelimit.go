@@ -1,0 +1,169 @@
+// Package ratelimit reads what a server says about its rate limit in the
+// response headers, in three dialects:
+//
+//   - draft-ietf-httpapi-ratelimit-headers-10: the structured fields
+//     RateLimit-Policy: "default";q=100;w=60 and RateLimit: "default";r=50;t=30;
+//   - its older drafts: RateLimit-Limit: 100, 100;w=60, RateLimit-Remaining
+//     and RateLimit-Reset (delay-seconds), and RateLimit-Policy: 100;w=60;
+//   - the common X-RateLimit-Limit, -Remaining and -Reset, whose reset is a
+//     Unix time when it is past ten years of seconds.
+//
+// A malformed field is ignored, as the draft asks.
+package ratelimit
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limit is what one response says.
+type Limit struct {
+	// Rate is the most requests a second the server allows: the smallest
+	// quota ÷ window, and (remaining + 1) ÷ reset (what remains now, and at
+	// least one more at the reset, which counts as 1 s if under it, the
+	// fields' resolution), over the policies it states; 0 if it states none.
+	Rate float64
+	// Wait is how long until quota comes back, when a policy has none
+	// remaining; 0 otherwise.
+	Wait time.Duration
+}
+
+// unixAfter: a reset past this many seconds is a Unix time, not a delay.
+const unixAfter = 10 * 365 * 24 * 60 * 60
+
+// Parse reads h's rate-limit fields. A Unix-time reset is measured against
+// now, or against h's Date when the two differ by more than Date's
+// resolution (a skewed clock).
+func Parse(h http.Header, now time.Time) Limit {
+	var l Limit
+	// draft-10: policies name a quota per window; RateLimit, what remains.
+	for _, m := range list(h["Ratelimit-Policy"]) {
+		if m.q < 0 { // an older draft's policy: a bare quota
+			m.q = m.num
+		}
+		l.rate(m.q, m.w)
+	}
+	for _, m := range list(h["Ratelimit"]) {
+		l.remains(m.r, m.t)
+	}
+	// The older drafts: the limit, then its policies, each a quota with its window.
+	for _, m := range list(h["Ratelimit-Limit"]) {
+		l.rate(m.num, m.w)
+	}
+	l.remains(one(h["Ratelimit-Remaining"]), one(h["Ratelimit-Reset"]))
+	// X-RateLimit-*: no window; a reset past ten years of seconds is a Unix time.
+	if reset := one(h["X-Ratelimit-Reset"]); reset > unixAfter {
+		if d, err := http.ParseTime(h.Get("Date")); err == nil && d.Sub(now).Abs() > 2*time.Second {
+			now = d
+		}
+		l.remains(one(h["X-Ratelimit-Remaining"]), max(reset-float64(now.UnixNano())/1e9, 0))
+	} else {
+		l.remains(one(h["X-Ratelimit-Remaining"]), reset)
+	}
+	return l
+}
+
+// rate notes a quota per window (seconds), when both are known.
+func (l *Limit) rate(quota, window float64) {
+	if quota >= 0 && window > 0 && (l.Rate == 0 || quota/window < l.Rate) {
+		l.Rate = max(quota/window, 1e-9) // a quota of 0 is the least rate, not "unsaid"
+	}
+}
+
+// remains notes what remains until the reset (seconds), when both are
+// known: that much now, and more at the reset.
+func (l *Limit) remains(remaining, reset float64) {
+	if remaining < 0 || reset < 0 {
+		return
+	}
+	if remaining < 1 {
+		l.Wait = max(l.Wait, time.Duration(min(reset, 1e6)*float64(time.Second)))
+	}
+	l.rate(remaining+1, max(reset, 1))
+}
+
+// member is one member of a structured-field List: its bare item when a
+// number, and its parameters q, w (or an older draft's window), r and t;
+// -1 where absent or not a number.
+type member struct{ num, q, w, r, t float64 }
+
+// one is the number a single-valued field holds, or -1.
+func one(vs []string) float64 {
+	if len(vs) != 1 {
+		return -1
+	}
+	return number(strings.TrimSpace(vs[0]))
+}
+
+// number parses a non-negative integer or decimal (1*DIGIT ["." 1*DIGIT]);
+// anything else is -1.
+func number(v string) float64 {
+	i, f, dot := strings.Cut(v, ".")
+	if i == "" || dot && f == "" || strings.Trim(i, "0123456789") != "" || strings.Trim(f, "0123456789") != "" {
+		return -1
+	}
+	n, _ := strconv.ParseFloat(v, 64) // digits only: it cannot fail
+	return n
+}
+
+// list parses the lines of a structured-field List (RFC 9651 §4.2.1): members
+// separated by commas, each a bare item with ";key=value" parameters. A
+// malformed field (an empty member, a bad key, an unterminated or badly
+// escaped string) yields none.
+func list(lines []string) []member {
+	var out []member
+	for _, line := range lines {
+		ok := split(line, ',', func(s string) bool {
+			m, first := member{-1, -1, -1, -1, -1}, true
+			ok := split(s, ';', func(p string) bool {
+				if first {
+					first, m.num = false, number(p)
+					return p != ""
+				}
+				k, v, _ := strings.Cut(p, "=")
+				switch k {
+				case "q":
+					m.q = number(v)
+				case "w", "window":
+					m.w = number(v)
+				case "r":
+					m.r = number(v)
+				case "t":
+					m.t = number(v)
+				}
+				return k != "" && strings.Trim(k, "abcdefghijklmnopqrstuvwxyz0123456789_-.*") == "" && (k[0] == '*' || k[0] >= 'a')
+			})
+			out = append(out, m)
+			return ok
+		})
+		if !ok {
+			return nil
+		}
+	}
+	return out
+}
+
+// split calls f on each part of s between seps outside quoted strings,
+// trimmed of spaces and tabs; it reports false when f does, or a string is
+// unterminated or badly escaped.
+func split(s string, sep byte, f func(string) bool) bool {
+	start, quoted := 0, false
+	for i := 0; i <= len(s); i++ {
+		switch {
+		case i == len(s) || !quoted && s[i] == sep:
+			if quoted || !f(strings.Trim(s[start:i], " \t")) {
+				return false
+			}
+			start = i + 1
+		case s[i] == '"':
+			quoted = !quoted
+		case quoted && s[i] == '\\':
+			if i++; i == len(s) || s[i] != '"' && s[i] != '\\' {
+				return false
+			}
+		}
+	}
+	return true
+}

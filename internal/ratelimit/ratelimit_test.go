@@ -1,0 +1,90 @@
+package ratelimit
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	now := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	server := now.Add(-time.Hour) // the client clock runs an hour ahead
+	unix := func(d time.Duration) string { return strconv.FormatInt(server.Add(d).Unix(), 10) }
+	for _, tc := range []struct {
+		name string
+		h    http.Header
+		rate float64
+		wait time.Duration
+	}{
+		{"none", http.Header{}, 0, 0},
+		{"draft-10 policy", http.Header{"Ratelimit-Policy": {`"default";q=100;w=60`}}, 100.0 / 60, 0},
+		{"draft-10 remaining", http.Header{"Ratelimit-Policy": {`"default";q=100;w=10`}, "Ratelimit": {`"default";r=5;t=2`}}, 3, 0},
+		{"draft-10 nothing remains", http.Header{"Ratelimit-Policy": {`"default";q=100;w=60`}, "Ratelimit": {`"default";r=0;t=30`}}, 1.0 / 30, 30 * time.Second},
+		{"draft-10 the strictest policy", http.Header{"Ratelimit-Policy": {`"burst";q=100;w=60, "daily";q=1000;w=86400`}}, 1000.0 / 86400, 0},
+		{"draft-10 split over lines", http.Header{"Ratelimit-Policy": {`"burst";q=100;w=60`, `"slow";q=1;w=10`}}, 0.1, 0},
+		{"draft-10 other parameters", http.Header{"Ratelimit-Policy": {`"peruser";q=65535;qu="content-bytes";w=10;pk=:sdfjLJUOUH==:`}}, 6553.5, 0},
+		{"draft-10 no window", http.Header{"Ratelimit-Policy": {`"default";q=100`}}, 0, 0},
+		{"draft-10 reset under a second", http.Header{"Ratelimit": {`"default";r=3;t=0`}}, 4, 0},
+		{"draft-10 a quoted comma and semicolon", http.Header{"Ratelimit-Policy": {`"a,b;c";q=10;w=5`}}, 2, 0},
+		{"older draft limit", http.Header{"Ratelimit-Limit": {"100, 100;w=60"}}, 100.0 / 60, 0},
+		{"older draft window name", http.Header{"Ratelimit-Limit": {"10, 10;window=1, 50;window=60"}}, 50.0 / 60, 0},
+		{"older draft policy field", http.Header{"Ratelimit-Limit": {"10"}, "Ratelimit-Policy": {"10;w=1"}}, 10, 0},
+		{"older draft nothing remains", http.Header{"Ratelimit-Limit": {"10, 10;w=1"}, "Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"1"}}, 1, time.Second},
+		{"older draft remaining", http.Header{"Ratelimit-Limit": {"100"}, "Ratelimit-Remaining": {"19"}, "Ratelimit-Reset": {"40"}}, 0.5, 0},
+		{"X- delay-seconds", http.Header{"X-Ratelimit-Limit": {"60"}, "X-Ratelimit-Remaining": {"29"}, "X-Ratelimit-Reset": {"10"}}, 3, 0},
+		{"X- Unix time vs Date", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {unix(90 * time.Second)},
+			"Date": {server.Format(http.TimeFormat)}}, 1.0 / 90, 90 * time.Second},
+		{"X- Unix time remaining", http.Header{"X-Ratelimit-Remaining": {"99"}, "X-Ratelimit-Reset": {unix(50 * time.Second)},
+			"Date": {server.Format(http.TimeFormat)}}, 2, 0},
+		{"X- Unix time in the past", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {unix(-time.Minute)},
+			"Date": {server.Format(http.TimeFormat)}}, 1, 0},
+		{"X- Unix time without Date", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(now.Add(5*time.Second).Unix(), 10)}}, 0.2, 5 * time.Second},
+		{"X- Unix time, Date within its resolution", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(now.Add(5*time.Second).Unix(), 10) + ".250"},
+			"Date": {now.Add(-time.Second).Format(http.TimeFormat)}}, 1 / 5.25, 5250 * time.Millisecond},
+		{"X- decimal reset", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1.5"}}, 1 / 1.5, 1500 * time.Millisecond},
+		{"a huge reset is capped", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"99999999"}}, 1 / 99999999.0, 1e6 * time.Second},
+		{"all three: the strictest", http.Header{"Ratelimit-Policy": {`"d";q=50;w=1`}, "Ratelimit-Limit": {"10, 10;w=1"},
+			"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"2"}}, 0.5, 2 * time.Second},
+		// Malformed fields are ignored.
+		{"unterminated string", http.Header{"Ratelimit-Policy": {`"default;q=1;w=1`}}, 0, 0},
+		{"bad escape", http.Header{"Ratelimit-Policy": {`"de\x";q=1;w=1`}}, 0, 0},
+		{"empty member", http.Header{"Ratelimit-Policy": {`"a";q=1;w=1,,"b";q=2;w=1`}}, 0, 0},
+		{"upper-case key", http.Header{"Ratelimit-Policy": {`"a";Q=1;w=1`}}, 0, 0},
+		{"negative", http.Header{"X-Ratelimit-Remaining": {"-1"}, "X-Ratelimit-Reset": {"5"}}, 0, 0},
+		{"not a number", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"soon"}}, 0, 0},
+		{"two values", http.Header{"Ratelimit-Remaining": {"0", "0"}, "Ratelimit-Reset": {"5"}}, 0, 0},
+		{"exponent", http.Header{"Ratelimit-Limit": {"1e3;w=1"}}, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := Parse(tc.h, now)
+			if math.Abs(l.Rate-tc.rate) > 1e-9 || l.Wait != tc.wait {
+				t.Errorf("Parse(%v) = %+v; want rate %v, wait %v", tc.h, l, tc.rate, tc.wait)
+			}
+		})
+	}
+}
+
+// TestParseWithoutFieldsAllocatesNothing: every poll reads the headers, and
+// most answers carry none of these fields.
+func TestParseWithoutFieldsAllocatesNothing(t *testing.T) {
+	h := http.Header{"Retry-After": {"2"}, "Content-Type": {"application/json"}}
+	if n := testing.AllocsPerRun(100, func() { Parse(h, time.Time{}) }); n != 0 {
+		t.Errorf("Parse without rate-limit fields: %v allocations, want 0", n)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`"default";q=100;w=60`, `"default";r=0;t=30`, "100, 100;w=60", "0", "1.5", "1893456000", `"a\"b";q=1`, "", ",", `"`} {
+		f.Add(s, s, "5")
+	}
+	f.Fuzz(func(t *testing.T, policy, limit, reset string) {
+		h := http.Header{"Ratelimit-Policy": {policy}, "Ratelimit": {limit}, "Ratelimit-Limit": {limit},
+			"Ratelimit-Remaining": {reset}, "Ratelimit-Reset": {reset}, "X-Ratelimit-Remaining": {reset}, "X-Ratelimit-Reset": {limit}}
+		l := Parse(h, time.Unix(1e9, 0))
+		if l.Rate < 0 || math.IsNaN(l.Rate) || math.IsInf(l.Rate, 0) || l.Wait < 0 || l.Wait > 1e6*time.Second {
+			t.Fatalf("Parse(%q, %q, %q) = %+v", policy, limit, reset, l)
+		}
+	})
+}
