@@ -100,7 +100,7 @@ func ExamplePoller_WaitAll() {
 // Report progress: every poll's status, server message, next delay and why.
 // Here each status is printed once.
 func ExampleWithProgress() {
-	srv := newServer()
+	srv := newServer(tensorpooltest.WithLifecycle(tensorpooltest.Succeed(300*time.Millisecond, 300*time.Millisecond)))
 	last := gen.RequestStatus("")
 	p := wait.New(srv.Client, wait.WithInterval(time.Millisecond, 10*time.Millisecond), wait.WithProgress(func(u wait.Update) {
 		if u.Status != last {
@@ -170,7 +170,7 @@ func ExamplePoller_Wait_deadline() {
 
 // Poll once per reconcile from a controller and requeue instead of blocking.
 func ExamplePoller_Step() {
-	srv := newServer()
+	srv := newServer(tensorpooltest.WithLifecycle(tensorpooltest.Succeed(300*time.Millisecond, 300*time.Millisecond)))
 	id := attach(srv.Client, "1")
 	p := wait.New(srv.Client, wait.WithInterval(time.Millisecond, 0))
 	var prev *wait.Step // persisted between reconciles
@@ -213,12 +213,18 @@ func ExampleNew() {
 // WithInterval bounds the delay between two polls. A Retry-After above the
 // upper bound (600 s, against 100 ms here) is clamped to it: the one case of
 // a poll earlier than the server asked, and Reason says so. One below the
-// lower bound would be raised to it.
+// lower bound would be raised to it. Each kind of update is printed once.
 func ExampleWithInterval() {
 	srv := newServer(tensorpooltest.WithRetryAfter(10*time.Minute, tensorpooltest.RetryAfterSeconds),
-		tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 50*time.Millisecond)))
+		tensorpooltest.WithLifecycle(tensorpooltest.Succeed(0, 300*time.Millisecond)))
+	seen := map[string]bool{}
 	p := wait.New(srv.Client, wait.WithInterval(time.Millisecond, 100*time.Millisecond),
-		wait.WithProgress(func(u wait.Update) { fmt.Println(u.Status, u.Next, u.Reason) }))
+		wait.WithProgress(func(u wait.Update) {
+			if line := fmt.Sprint(u.Status, " ", u.Next, " ", u.Reason); !seen[line] {
+				seen[line] = true
+				fmt.Println(line)
+			}
+		}))
 	_, _ = p.Wait(context.Background(), attach(srv.Client, "1"))
 	// Output:
 	// PROCESSING 100ms retry-after clamped to max interval

@@ -79,6 +79,8 @@ func TestRealSpecs(t *testing.T) {
 				out, err := run(t, dir, nil, args[0], args[1:]...)
 				results[stage] = fmt.Sprintf("%s %.0f s", map[bool]string{true: "pass", false: "**FAIL**"}[err == nil], time.Since(start).Seconds())
 				if err != nil {
+					results[stage] += firstFailure(out)
+					out := passed.ReplaceAllString(out, "") // what failed, not the packages that passed
 					t.Errorf("%s: %v\n%s", stage, err, out[max(0, len(out)-6000):])
 				}
 				return out, err == nil
@@ -114,5 +116,42 @@ func TestRealSpecs(t *testing.T) {
 			}
 			stage("tests", dir, "go", "test", "-count=1", "-skip", "^"+ContractCoverageTest+"$", "./...")
 		})
+	}
+}
+
+// passed matches go test's lines for packages that passed or have no tests.
+var passed = regexp.MustCompile(`(?m)^(ok|\?) +\t.*\n`)
+
+// firstFailure names, for the table, the first test go test reports failed,
+// or the first panic or build error, so one line of a CI log says what broke.
+func firstFailure(out string) string {
+	for _, re := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`),
+		regexp.MustCompile(`(?m)^(panic: .*)$`),
+		regexp.MustCompile(`(?m)^(\S+\.go:\d+:\d+: .*)$`),
+		regexp.MustCompile(`(?m)^(FAIL\t\S+.*)$`),
+	} {
+		if m := re.FindStringSubmatch(out); m != nil {
+			return ": " + strings.ReplaceAll(m[1], "|", "/")
+		}
+	}
+	return ""
+}
+
+// TestFirstFailure: the table names what go test said failed first.
+func TestFirstFailure(t *testing.T) {
+	for out, want := range map[string]string{
+		"ok  \tm/a\t0.1s\n--- FAIL: TestX (0.00s)\n    --- FAIL: TestX/sub|1 (0.00s)\nFAIL\tm/b\t0.2s\n": ": TestX",
+		"panic: runtime error: nil map\n\ngoroutine 1\nFAIL\tm/b\t0.2s\n":                                ": panic: runtime error: nil map",
+		"# m/b\nb/b.go:3:2: undefined: x\nFAIL\tm/b [build failed]\n":                                    ": b/b.go:3:2: undefined: x",
+		"FAIL\tm/b\t0.2s\n": ": FAIL\tm/b\t0.2s",
+		"signal: killed\n":  "",
+	} {
+		if got := firstFailure(out); got != want {
+			t.Errorf("firstFailure(%q) = %q, want %q", out, got, want)
+		}
+	}
+	if got := passed.ReplaceAllString("ok  \tm/a\t0.1s\n?   \tm/g\t[no test files]\n--- FAIL: TestX\n", ""); got != "--- FAIL: TestX\n" {
+		t.Errorf("passed lines left: %q", got)
 	}
 }
