@@ -82,14 +82,12 @@ func Check[R Response](r R, err error) (R, error) {
 	if f := v.FieldByName(fmt.Sprint("JSON", hr.StatusCode)); hr.StatusCode/100 == 2 && f.Kind() == reflect.Pointer && !f.IsNil() {
 		return r, nil // a declared success's typed field is set (a mock may have no body to check)
 	}
-	var rt *route
 	name, _ := strings.CutSuffix(v.Type().Name(), "Response") // gen's <Operation>Response
+	rt := spec().byName[opname.Key(name)]
 	switch {
 	case b != nil:
 		rt = b.route
-	case spec().byName[opname.Key(name)] != nil:
-		rt = spec().byName[opname.Key(name)]
-	case hr.Request != nil && hr.Request.URL != nil:
+	case rt == nil && hr.Request != nil && hr.Request.URL != nil:
 		rt = spec().below(hr.Request.Method, hr.Request.URL.EscapedPath())
 	}
 	return r, checkResponse(rt, hr, r.GetBody(), b)

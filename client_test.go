@@ -333,24 +333,26 @@ func TestShortKeyGarblesNothing(t *testing.T) {
 			t.Errorf("key %q: NewClient: %v, want %q", key, err, errShortKey)
 		}
 	}
-	for _, key := range []string{"abcd", "tp-k", "ke-y1"} {
+	// each key sits inside words of the texts below, which must come through whole
+	for _, key := range []string{"loop", "Stor", "tora", "ooku"} {
 		_, err := NewClient(WithAPIKey(key), WithBaseURL("http://example.com"))
 		if err == nil || !strings.Contains(err.Error(), "not a loopback host: the API key would travel in clear text") {
 			t.Errorf("key %q: NewClient: %v", key, err)
 		}
 		f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
-			return reply(r, 404, nil, `{"detail":"Storage s-1 not found (key `+key+`, token=`+key+`)"}`), nil
+			return reply(r, 404, nil, `{"detail":"Storage s-1 not found by lookup (key `+key+`, token=`+key+`)"}`), nil
 		}}
 		_, err = fakeClient(t, f, WithAPIKey(key)).StorageDestroyWithResponse(bg, "s-1")
-		want := "tensorpool: DELETE /storage/s-1: 404 Not Found: Storage s-1 not found (key [REDACTED], token=[REDACTED])"
+		want := "tensorpool: DELETE /storage/s-1: 404 Not Found: Storage s-1 not found by lookup (key [REDACTED], token=[REDACTED])"
 		if err == nil || err.Error() != want {
 			t.Errorf("key %q: %v\nwant %s", key, err, want)
 		}
+		const message = "kept: Storage, loopback, lookup"
 		f.respond = func(_ int, r *http.Request) (*http.Response, error) {
-			return reply(r, 202, http.Header{"X-Note": {"keep " + key}}, `{"storage_id":"s-1","request_id":"`+key+`","message":"kept: keep, eke"}`), nil
+			return reply(r, 202, http.Header{"X-Note": {"Storage " + key}}, `{"storage_id":"s-1","request_id":"`+key+`","message":"`+message+`"}`), nil
 		}
 		r, err := fakeClient(t, f, WithAPIKey(key)).StorageDestroyWithResponse(bg, "s-1")
-		if err != nil || r.JSON202.Message != "kept: keep, eke" || *r.JSON202.RequestID != redacted || r.HTTPResponse.Header.Get("X-Note") != "keep "+redacted {
+		if err != nil || r.JSON202.Message != message || *r.JSON202.RequestID != redacted || r.HTTPResponse.Header.Get("X-Note") != "Storage "+redacted {
 			t.Errorf("key %q: %v, %+v, %v", key, err, r, r.HTTPResponse.Header)
 		}
 	}

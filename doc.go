@@ -23,10 +23,10 @@
 // with any fmt verb. Diagnostics (error texts, an error response's body and
 // headers, log lines) show "[REDACTED]" for any printed form of the key (as
 // is, percent-encoded, JSON- or Go-escaped, JSON escapes decoded) and for
-// its start (8 characters or more) ending a text or a JSON string, a key
-// cut short; errors.Is still sees the cause of an error so redacted. A
-// successful response reaches the caller as the server sent it, but for an
-// exact echo of the whole key. NewClient refuses a key shorter than 4
+// its start (4 characters or more, of a key of 8 or more) ending a text or
+// a JSON string, a key cut short; errors.Is still sees the cause of an
+// error so redacted. A successful response reaches the caller as the
+// server sent it, but for an exact echo of the whole key. NewClient refuses a key shorter than 4
 // characters, which no rule could tell from a word; one shorter than 8 is
 // replaced only where it stands alone (no letter or digit beside it), so
 // that it garbles no word. No URL in an error or a log line shows userinfo.

@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/getkin/kin-openapi v0.152.0
+	github.com/go-openapi/jsonpointer v0.22.5
 	github.com/oapi-codegen/runtime v1.8.0
 	github.com/oasdiff/yaml v0.1.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
@@ -12,7 +13,6 @@ require (
 
 require (
 	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
-	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kr/pretty v0.3.1 // indirect

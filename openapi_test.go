@@ -2,7 +2,6 @@ package tensorpool_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -41,20 +40,6 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	for _, p := range tensorpooltest.New().SpecProblems() {
 		t.Logf("tolerated: %v", p)
 	}
-}
-
-// leafErrors flattens err: the members of every openapi3.MultiError, through
-// any wrapping.
-func leafErrors(err error) []error {
-	var me openapi3.MultiError
-	if !errors.As(err, &me) {
-		return []error{err}
-	}
-	var out []error
-	for _, e := range me {
-		out = append(out, leafErrors(e)...)
-	}
-	return out
 }
 
 // validate is how the tests validate a document. Validate switches to the

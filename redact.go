@@ -14,11 +14,12 @@ import (
 )
 
 // redacted replaces the key; minCut is the shortest start of a printed form
-// of the key that counts as a cut key; minKey the shortest key NewClient
-// takes (errShortKey).
+// of the key that counts as a cut key; a key shorter than shortKey is
+// replaced only where it stands alone, and never as a cut key; minKey is the
+// shortest key NewClient takes (errShortKey).
 const (
-	redacted, minCut, minKey = "[REDACTED]", 8, 4
-	errShortKey              = "tensorpool: invalid API key: it is shorter than 4 characters"
+	redacted, minCut, shortKey, minKey = "[REDACTED]", 4, 8, 4
+	errShortKey                        = "tensorpool: invalid API key: it is shorter than 4 characters"
 )
 
 // redactor is the one redaction rule for one key. Its functions are
@@ -44,7 +45,7 @@ func newRedactor(key string) redactor {
 	}
 }
 
-// echo replaces each exact echo of key in s; of a key shorter than minCut,
+// echo replaces each exact echo of key in s; of a key shorter than shortKey,
 // only one that stands alone (see alone), so that a short key garbles no
 // word that merely contains it.
 func echo(s, key string) string {
@@ -55,7 +56,7 @@ func echo(s, key string) string {
 		if n < 0 {
 			break
 		}
-		if i += n; len(key) >= minCut || alone(s, i, i+len(key)) {
+		if i += n; len(key) >= shortKey || alone(s, i, i+len(key)) {
 			b.WriteString(s[last:i])
 			b.WriteString(redacted)
 			last = i + len(key)
@@ -86,10 +87,10 @@ func (redactor) header(h http.Header, rule func(string) string) {
 }
 
 // scrub replaces each run of s that spells a form of the key once JSON
-// (and Go) escapes are decoded (a form shorter than minCut only where it
-// stands alone), and one that spells its start (minCut characters or more)
-// where it ends s or a JSON string: a key cut by a size cap, a dropped
-// connection or the server.
+// (and Go) escapes are decoded (a form shorter than shortKey only where it
+// stands alone), and one that spells the start of a form of shortKey or
+// more (minCut characters or more) where it ends s or a JSON string: a key
+// cut by a size cap, a dropped connection or the server.
 func scrub(s string, forms []string) string {
 	if !strings.Contains(s, `\`) && !slices.ContainsFunc(forms, func(f string) bool { return strings.Contains(s, f[:min(len(f), minCut)]) }) {
 		return s
@@ -107,7 +108,7 @@ func scrub(s string, forms []string) string {
 				}
 				j += w
 			}
-			if m == len(f) && (m >= minCut || alone(s, i, j)) || m >= minCut && (j == len(s) || s[j] == '"') {
+			if m == len(f) && (m >= shortKey || alone(s, i, j)) || m >= minCut && len(f) >= shortKey && (j == len(s) || s[j] == '"') {
 				n = max(n, j-i)
 			}
 		}

@@ -102,9 +102,9 @@ func TestNoPanicOnOddInput(t *testing.T) {
 }
 
 // TestScrubRule is the rule for diagnostics: every printed form replaced
-// where it is, JSON escapes decoded; a cut key (8 characters or more of a
-// form, the shortest key NewClient takes) at the end of a text or a JSON
-// string replaced; a shorter start is not the key.
+// where it is, JSON escapes decoded; a cut key (4 characters or more of a
+// form) at the end of a text or a JSON string replaced; a shorter start is
+// not the key.
 func TestScrubRule(t *testing.T) {
 	for _, tc := range []struct {
 		key, in, want string
@@ -114,14 +114,13 @@ func TestScrubRule(t *testing.T) {
 		{testKey, "no key here", "no key here"},
 		// cut keys
 		{testKey, `{"detail":"` + testKey[:20], `{"detail":"[REDACTED]`},
-		{testKey, "x " + testKey[:8], "x [REDACTED]"},
-		{testKey, "x " + testKey[:7], "x " + testKey[:7]},
-		{testKey, "x " + testKey[:4], "x " + testKey[:4]},
+		{testKey, "x " + testKey[:4], "x [REDACTED]"},
+		{testKey, "x " + testKey[:3], "x " + testKey[:3]},
 		{testKey, testKey[:10] + " not at the end", testKey[:10] + " not at the end"},
 		// a field the server cut: the key's start closes a JSON string
 		{testKey, `{"detail":"bad key ` + testKey[:14] + `","n":1}`, `{"detail":"bad key [REDACTED]","n":1}`},
-		{testKey, `{"a":"` + testKey[:8] + `","b":"` + testKey[:9] + `"}`, `{"a":"[REDACTED]","b":"[REDACTED]"}`},
-		{testKey, `{"a":"` + testKey[:6] + `"}`, `{"a":"` + testKey[:6] + `"}`},
+		{testKey, `{"a":"` + testKey[:6] + `","b":"` + testKey[:9] + `"}`, `{"a":"[REDACTED]","b":"[REDACTED]"}`},
+		{testKey, `{"a":"` + testKey[:3] + `"}`, `{"a":"` + testKey[:3] + `"}`},
 		// escaped forms
 		{hostileKey, `GET "https://e.test/request/info/` + url.PathEscape(hostileKey) + `"`, `GET "https://e.test/request/info/[REDACTED]"`},
 		{hostileKey, `?q=` + url.QueryEscape(hostileKey), `?q=[REDACTED]`},

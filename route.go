@@ -131,7 +131,7 @@ func newRoute(method, tmpl string, op *operation) *route {
 		pre, rest, found := strings.Cut(s, "{")
 		name, suf, closed := strings.Cut(rest, "}")
 		switch {
-		case !found || !closed:
+		case !found || !closed || name == "": // "{}" names no parameter: literal text
 			rt.segs = append(rt.segs, segment{prefix: s})
 			rt.literals++
 		case strings.Contains(suf, "{"):
@@ -246,11 +246,15 @@ func (d *document) find(req *http.Request, basePath string) (*route, []string, e
 			rt, p = sender.in(full)
 		}
 		if rt == nil {
-			name := "" // the parameter whose "", "." or ".." value explains the path
-			for t := range tails(full) {
-				if name == "" && (sender != nil || t == p) {
-					name = d.resolvedAway(req.Method, t, sender)
+			var name string // the parameter whose "", "." or ".." value explains the path
+			if sender == nil {
+				name = d.resolvedAway(req.Method, p, nil)
+			}
+			for t := range tails(full) { // the sender's, after any prefix a request editor added
+				if sender == nil || name != "" {
+					break
 				}
+				name = d.resolvedAway(req.Method, t, sender)
 			}
 			switch {
 			case name != "":
@@ -307,7 +311,7 @@ func (d *document) resolvedAway(method, p string, sender *route) string {
 	got := strings.Split(p[1:], "/")
 	for _, rt := range d.routes[method] {
 		for i, sg := range rt.segs {
-			for _, v := range []string{"", ".", ".."} {
+			for _, v := range pathparam.ResolvedAway {
 				if want := rt.resolved(i, v); (sender == nil || sender == rt) && len(want) == len(got) && fitsAll(want, got) {
 					return sg.name
 				}
@@ -359,7 +363,7 @@ func (d *document) markAmbiguous() {
 	for _, routes := range d.routes {
 		for _, a := range routes {
 			for i := range a.segs {
-				for _, v := range []string{"", ".", ".."} {
+				for _, v := range pathparam.ResolvedAway {
 					want := a.resolved(i, v)
 					for _, b := range routes {
 						if want != nil && b != a && len(b.segs) == len(want) && overlaps(want, b.segs) {
@@ -461,9 +465,10 @@ func successes(responses map[string]*response) (out [100]uint8) {
 // counts only with two literal segments or more: a gateway's prefix
 // ("/storage/eu") may look like "/storage/{storage_id}".
 func (d *document) operationPath(p string) string {
+	methods := slices.Sorted(maps.Keys(d.routes))
 	for t := range tails(strings.TrimSuffix(p, "/")) {
 		var best *route // the longest end first, then the best match
-		for _, m := range slices.Sorted(maps.Keys(d.routes)) {
+		for _, m := range methods {
 			if rt, _ := d.match(m, t); rt != nil && (rt.literals == len(rt.segs) || rt.literals >= 2) &&
 				strings.Trim(rt.template, "/") != "" && rt.beats(best) {
 				best = rt

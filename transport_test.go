@@ -497,11 +497,11 @@ func TestConnectionDroppedMidBody(t *testing.T) {
 	})
 }
 
-// TestMalformedJSONOn2xx: a 2xx whose body does not decode gives a
-// *DecodeError, never a bare encoding/json error,
-// and is not retried. The body is decoded once, by the generated parser,
-// which returns no response with its error: the *DecodeError then holds
-// only Err.
+// TestMalformedJSONOn2xx: through Check, a 2xx whose body does not decode
+// gives a *DecodeError, never a bare encoding/json error, and is not
+// retried. Without Check, NewClient's own error is a *DecodeError for a body
+// that is not JSON; a value of the wrong type is the generated parser's
+// bare error (the README says so), which Check wraps: it holds only Err.
 func TestMalformedJSONOn2xx(t *testing.T) {
 	for _, tc := range []struct {
 		name, ctype, body string
@@ -532,6 +532,10 @@ func TestMalformedJSONOn2xx(t *testing.T) {
 				t.Errorf("DecodeError %+v, want status 200, GET /request/info/r-1 and the body", de)
 			}
 			noKey(t, "DecodeError", err)
+			_, err = fakeClient(t, f).GetRequestInfoWithResponse(bg, "r-1")
+			if _, syntax := tc.cause.(**json.SyntaxError); !errors.As(err, tc.cause) || errors.As(err, &de) != syntax {
+				t.Errorf("without Check: err %v (%T), want %T, in a *DecodeError only if not JSON", err, err, tc.cause)
+			}
 		})
 	}
 	// A 202 whose body is not JSON: a *DecodeError naming the call, never a

@@ -233,7 +233,7 @@ if [ ${#unacked[@]} -gt 0 ] || [ ${#broken[@]} -gt 0 ]; then
 	if [ ${#unacked[@]} -eq 0 ]; then
 		exit 1
 	fi
-	echo >&2 "api-diff: FAIL: ${#unacked[@]} incompatible Go API change(s) above break code that imports these packages. If that is intended, acknowledge each in $ack (one line each: the package, the change as printed, 'reason: <why>'); otherwise keep the old names (x-go-name, set by scripts/specprep) or change the code."
+	echo >&2 "api-diff: FAIL: ${#unacked[@]} incompatible Go API change(s) above break code that imports these packages. If that is intended, acknowledge each in $ack (one line each: the package, the change as printed, 'reason: <why>'); otherwise keep the old names (an x-go-name on the schema or property, in scripts/specprep's projectEdits) or change the code."
 	exit 1
 fi
 echo "(none)"

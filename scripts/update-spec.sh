@@ -273,7 +273,7 @@ while IFS=$'\t' read -r name kind change reason; do
 	if [ "$kind" = incompatible ] && [ "$reason" = - ]; then
 		needs+=("incompatible Go API change not acknowledged in go-api.acknowledged-breaking.txt: $name $change")
 	elif [ "$kind" = broken ]; then
-		needs+=("package $name does not build against the regenerated gen/ (api-diff output above): update it, or keep the old Go names with an x-go-name (scripts/specprep)")
+		needs+=("package $name does not build against the regenerated gen/ (api-diff output above): update it, or keep the old Go names with an x-go-name (scripts/specprep's projectEdits)")
 	fi
 done <"$goapi"
 if [ "$api" -gt 1 ]; then
@@ -324,7 +324,7 @@ if [ "$breaking" -ne 0 ]; then
 	echo "update-spec: openapi.json and gen/ are updated, with breaking changes (above) that openapi.acknowledged-breaking.txt does not acknowledge; CI fails until each is acknowledged with a reason, or the old spec is restored (git checkout openapi.json gen)."
 fi
 if [ "$api" -ne 0 ]; then
-	echo "update-spec: the regenerated gen/ breaks the Go API (above) without an acknowledgement in go-api.acknowledged-breaking.txt; CI fails until each is acknowledged with a reason, an x-go-name keeps the old names (scripts/specprep), or the old spec is restored."
+	echo "update-spec: the regenerated gen/ breaks the Go API (above) without an acknowledgement in go-api.acknowledged-breaking.txt; CI fails until each is acknowledged with a reason, an x-go-name keeps a schema's old names (scripts/specprep's projectEdits), or the old spec is restored."
 fi
 if [ -n "$first" ] || [ "$breaking" -ne 0 ] || [ "$api" -ne 0 ]; then
 	exit 1

@@ -120,10 +120,15 @@ func TestTemplateTwinsLoad(t *testing.T) {
 // keywords, as pydantic writes them; a default off its schema; summary in a
 // schema; description on a media type; an undefined security scheme; an
 // empty info.version) is reported, never a panic; the seed flow still runs.
-// A problem in an operation the engine models is New's panic, naming it.
+// So are a default and an example off their schema in a modelled operation
+// (the engine reads neither); any other problem there is New's panic,
+// naming the operation.
 func TestDocumentProblemsOutsideTheModelAreTolerated(t *testing.T) {
 	doc := specWith(t, func(doc map[string]any) {
 		obj(doc["info"])["version"] = ""
+		// in a modelled operation too: a default and an example off their schema, which the engine never reads
+		id := obj(obj(obj(obj(doc["components"])["schemas"])["StorageAttachRestRequest"])["properties"])["storage_id"]
+		obj(id)["default"], obj(id)["example"] = 7, 8
 		obj(doc["paths"])["/other/{id}"] = map[string]any{"get": map[string]any{
 			"operationId": "other",
 			"security":    []any{map[string]any{"Undefined": []any{}}},
@@ -137,7 +142,7 @@ func TestDocumentProblemsOutsideTheModelAreTolerated(t *testing.T) {
 	})
 	s := seeded(t, tensorpooltest.WithSpec(doc))
 	problems := fmt.Sprint(s.Engine.SpecProblems())
-	for _, want := range []string{"version", "Undefined", "not a number"} { // kin-openapi names the first problem of a part
+	for _, want := range []string{"version", "Undefined", "not a number", "got number, want string"} { // kin-openapi names the first problem of a part
 		if !strings.Contains(problems, want) {
 			t.Errorf("SpecProblems() = %s, lacks %q", problems, want)
 		}

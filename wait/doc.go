@@ -54,8 +54,9 @@
 //
 // The rate-limit fields of the latest answer bound the pace too:
 // RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-10),
-// RateLimit-Limit, -Remaining and -Reset (its older drafts), X-RateLimit-*
-// (a reset past ten years of seconds is a Unix time). The pace stays at
+// RateLimit-Limit, -Remaining and -Reset (its older drafts),
+// X-RateLimit-Remaining and -Reset (a reset past ten years of seconds is a
+// Unix time). The pace stays at
 // 0.98 times the least rate they state (quota ÷ window, (remaining + 1) ÷
 // reset) and, when nothing remains, sends nothing before the reset (10 min
 // at most). The pace only delays polls: each id still waits its own

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/go-openapi/jsonpointer"
 )
 
 // Obj returns the object at keys below m, made where missing.
@@ -37,7 +39,7 @@ func At(doc map[string]any, ptr string) any {
 	for _, t := range strings.Split(ptr, "/")[1:] {
 		switch c := v.(type) {
 		case map[string]any:
-			v = c[Unescape(t)]
+			v = c[jsonpointer.Unescape(t)]
 		case []any:
 			i, err := strconv.Atoi(t)
 			if err != nil || i < 0 || i >= len(c) {
@@ -50,10 +52,6 @@ func At(doc map[string]any, ptr string) any {
 	}
 	return v
 }
-
-// Escape and Unescape write and read one token of a JSON pointer.
-func Escape(s string) string   { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
-func Unescape(s string) string { return strings.NewReplacer("~1", "/", "~0", "~").Replace(s) }
 
 // Nullable30 rewrites, everywhere in v, {anyOf: [X, {type: null}], ...}
 // (X inline, not a $ref) as X's keywords beside the others, plus

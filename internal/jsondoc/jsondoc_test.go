@@ -12,7 +12,7 @@ func TestPointersAndObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	for ptr, want := range map[string]any{
-		"/paths/" + Escape("/a/{id}") + "/get/tags/1": "y",
+		"/paths/~1a~1{id}/get/tags/1": "y",
 		"/a~0b":                       1.0,
 		"/paths/~1a~1{id}/get/tags/":  nil, // not an index
 		"/paths/~1a~1{id}/get/tags/2": nil,

@@ -5,8 +5,9 @@
 //     RateLimit-Policy: "default";q=100;w=60 and RateLimit: "default";r=50;t=30;
 //   - its older drafts: RateLimit-Limit: 100, 100;w=60, RateLimit-Remaining
 //     and RateLimit-Reset (delay-seconds), and RateLimit-Policy: 100;w=60;
-//   - the common X-RateLimit-Limit, -Remaining and -Reset, whose reset is a
-//     Unix time when it is past ten years of seconds.
+//   - the common X-RateLimit-Remaining and -Reset, whose reset is a Unix
+//     time when it is past ten years of seconds (X-RateLimit-Limit names no
+//     window, so it states no rate: it is not read).
 //
 // A malformed field is ignored, as the draft asks.
 package ratelimit
@@ -98,13 +99,16 @@ func one(vs []string) float64 {
 }
 
 // number parses a non-negative integer or decimal (1*DIGIT ["." 1*DIGIT]);
-// anything else is -1.
+// anything else, or one past float64's range, is -1.
 func number(v string) float64 {
 	i, f, dot := strings.Cut(v, ".")
 	if i == "" || dot && f == "" || strings.Trim(i, "0123456789") != "" || strings.Trim(f, "0123456789") != "" {
 		return -1
 	}
-	n, _ := strconv.ParseFloat(v, 64) // digits only: it cannot fail
+	n, err := strconv.ParseFloat(v, 64) // digits only: it fails only out of range (+Inf)
+	if err != nil {
+		return -1
+	}
 	return n
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,6 +80,9 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{`"default";q=100;w=60`, `"default";r=0;t=30`, "100, 100;w=60", "0", "1.5", "1893456000", `"a\"b";q=1`, "", ",", `"`} {
 		f.Add(s, s, "5")
 	}
+	nines := strings.Repeat("9", 400) // past float64's range
+	f.Add(`"d";q=`+nines+";w=1", "", "")
+	f.Add("", "", nines)
 	f.Fuzz(func(t *testing.T, policy, limit, reset string) {
 		h := http.Header{"Ratelimit-Policy": {policy}, "Ratelimit": {limit}, "Ratelimit-Limit": {limit},
 			"Ratelimit-Remaining": {reset}, "Ratelimit-Reset": {reset}, "X-Ratelimit-Remaining": {reset}, "X-Ratelimit-Reset": {limit}}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/go-openapi/jsonpointer"
+
 	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 	"github.com/tensorpool/tensorpool-go/internal/opname"
 )
@@ -51,19 +53,22 @@ func (p *prep) note(ptr, format string, args ...any) {
 //     whole response on a date: a string keeps it for package wait.
 //   - ValidationError.loc items (anyOf string, integer): a plain any instead
 //     of a union type with As/From/Merge methods.
+//
+// An edit is a JSON pointer, an extension and its value: an x-go-name here
+// keeps a schema's or a property's old Go name when upstream renames it.
 func projectEdits(p *prep) error {
-	for _, e := range [][2]string{
-		{"/paths/~1request~1info~1{request_id}/get/responses/200/headers/Retry-After/schema", "string"},
-		{"/components/schemas/ValidationError/properties/loc/items", "any"},
+	for _, e := range [][3]string{
+		{"/paths/~1request~1info~1{request_id}/get/responses/200/headers/Retry-After/schema", "x-go-type", "string"},
+		{"/components/schemas/ValidationError/properties/loc/items", "x-go-type", "any"},
 	} {
-		ptr, ext := e[0], e[1]
+		ptr, ext, value := e[0], e[1], e[2]
 		s, _ := jsondoc.At(p.doc, ptr).(map[string]any)
 		if s == nil {
 			return fmt.Errorf("%s is not in the document", ptr)
 		}
-		if s["x-go-type"] != ext {
-			s["x-go-type"] = ext
-			p.note(ptr, "x-go-type %s", ext)
+		if s[ext] != value {
+			s[ext] = value
+			p.note(ptr, "%s %s", ext, value)
 		}
 	}
 	return nil
@@ -89,7 +94,7 @@ func fastAPINames(p *prep) error {
 		id, _ := op["operationId"].(string)
 		if name := opname.FastAPI(id, method, path); name != id && ids[opname.Key(name)] == 1 {
 			op["operationId"] = name
-			p.note("/paths/"+jsondoc.Escape(path)+"/"+strings.ToLower(method)+"/operationId", "%s -> %s", id, name)
+			p.note("/paths/"+jsonpointer.Escape(path)+"/"+strings.ToLower(method)+"/operationId", "%s -> %s", id, name)
 		}
 	})
 	return nil
@@ -254,7 +259,7 @@ func walk(v any, ptr string, f func(map[string]any, string)) {
 	case map[string]any:
 		f(v, ptr)
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			walk(v[k], ptr+"/"+jsondoc.Escape(k), f)
+			walk(v[k], ptr+"/"+jsonpointer.Escape(k), f)
 		}
 	case []any:
 		for i, e := range v {
@@ -282,10 +287,10 @@ func nameAt(doc map[string]any, ptr string) string {
 	toks := strings.Split(ptr, "/")[1:]
 	var parts []string
 	for i := 0; i < len(toks); i++ {
-		switch t := jsondoc.Unescape(toks[i]); {
+		switch t := jsonpointer.Unescape(toks[i]); {
 		case t == "paths" && i+2 < len(toks):
-			id, _ := jsondoc.Get(doc, "paths", jsondoc.Unescape(toks[i+1]), toks[i+2])["operationId"].(string)
-			parts, i = append(parts, cmp.Or(id, toks[i+2]+jsondoc.Unescape(toks[i+1]))), i+2
+			id, _ := jsondoc.Get(doc, "paths", jsonpointer.Unescape(toks[i+1]), toks[i+2])["operationId"].(string)
+			parts, i = append(parts, cmp.Or(id, toks[i+2]+jsonpointer.Unescape(toks[i+1]))), i+2
 		case t == "responses" && i+1 < len(toks):
 			parts, i = append(parts, "Response"+toks[i+1]), i+1
 		case t == "content" || t == "properties" || t == "schemas" || t == "parameters" || t == "anyOf" || t == "oneOf":
