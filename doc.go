@@ -26,10 +26,10 @@
 // its start (4 characters or more, of a key of 8 or more) ending a text or
 // a JSON string, a key cut short; errors.Is still sees the cause of an
 // error so redacted. A successful response reaches the caller as the
-// server sent it, but for an exact echo of the whole key. NewClient refuses a key shorter than 4
-// characters, which no rule could tell from a word; one shorter than 8 is
-// replaced only where it stands alone (no letter or digit beside it), so
-// that it garbles no word. No URL in an error or a log line shows userinfo.
+// server sent it, but for an exact echo of the whole key. NewClient
+// refuses a key shorter than 4 characters, which no rule could tell from a
+// word; one shorter than 8 is replaced only where it stands alone (no
+// letter or digit beside it), so that it garbles no word. No URL in an error or a log line shows userinfo.
 //
 // # Errors
 //

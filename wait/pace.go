@@ -110,6 +110,9 @@ func (p *pace) wait(ctx context.Context) (time.Time, error) {
 	case <-ctx.Done():
 		return time.Time{}, ctx.Err()
 	}
+	p.mu.Lock()
+	until = p.until // an answer may have said nothing remains while this poll waited for its turn
+	p.mu.Unlock()
 	if d := time.Until(until); d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()

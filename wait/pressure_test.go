@@ -348,6 +348,38 @@ func TestPaceRaisedWhileAPollWaits(t *testing.T) {
 	})
 }
 
+// TestPaceHoldsAQueuedPollUntilTheReset: a poll that queued for its turn
+// before an answer said nothing remains until a reset waits for the reset.
+func TestPaceHoldsAQueuedPollUntilTheReset(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(DefaultConcurrency)
+		for range DefaultConcurrency - 1 { // no slow start: both polls in flight at once
+			<-p.slots
+		}
+		p.start.Store(0)
+		p.answered(time.Now(), true, true, ratelimit.Limit{}) // a first 503: the floor, a slot every 2 s
+		var sent [2]time.Time
+		var wg sync.WaitGroup
+		for i := range sent {
+			wg.Go(func() {
+				at, err := p.take(t.Context())
+				if err != nil {
+					t.Error(err)
+				}
+				sent[i] = at
+				p.done()
+			})
+			synctest.Wait() // the first holds the turn, waiting for its slot; the second queues for the turn
+		}
+		reset := time.Now().Add(time.Minute)
+		p.answered(time.Now(), false, false, ratelimit.Limit{Wait: time.Minute})
+		wg.Wait()
+		if sent[1].Before(reset) {
+			t.Errorf("the queued poll went %v before the reset", reset.Sub(sent[1]))
+		}
+	})
+}
+
 // TestAnswerForAnotherRequest: an answer whose request_id is not the id
 // asked is ErrWrongRequest, transient: polled again, and after
 // WithMaxFailures of them in a row ErrTooManyFailures.
