@@ -3,6 +3,7 @@ module github.com/tensorpool/tensorpool-go
 go 1.25.0
 
 require (
+	github.com/dunglas/httpsfv v1.1.2
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-openapi/jsonpointer v0.22.5
 	github.com/oapi-codegen/runtime v1.8.0

@@ -9,7 +9,9 @@
 //     time when it is past ten years of seconds (X-RateLimit-Limit names no
 //     window, so it states no rate: it is not read).
 //
-// A malformed field is ignored, as the draft asks.
+// A malformed field is ignored, as the draft asks. The structured fields are
+// parsed by github.com/dunglas/httpsfv (RFC 9651, tested against the HTTP
+// WG's own test suite).
 package ratelimit
 
 import (
@@ -17,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dunglas/httpsfv"
 )
 
 // Limit is what one response says.
@@ -87,7 +91,7 @@ func (l *Limit) remains(remaining, reset float64) {
 
 // member is one member of a structured-field List: its bare item when a
 // number, and its parameters q, w (or an older draft's window), r and t;
-// -1 where absent or not a number.
+// -1 where absent or not a non-negative number.
 type member struct{ num, q, w, r, t float64 }
 
 // one is the number a single-valued field holds, or -1.
@@ -112,62 +116,46 @@ func number(v string) float64 {
 	return n
 }
 
-// list parses the lines of a structured-field List (RFC 9651 §4.2.1): members
-// separated by commas, each a bare item with ";key=value" parameters. A
-// malformed field (an empty member, a bad key, an unterminated or badly
-// escaped string) yields none.
+// list parses the lines of a structured-field List (RFC 9651 §4.2.1) with
+// httpsfv; a malformed field yields none, as does an inner list.
 func list(lines []string) []member {
-	var out []member
-	for _, line := range lines {
-		ok := split(line, ',', func(s string) bool {
-			m, first := member{-1, -1, -1, -1, -1}, true
-			ok := split(s, ';', func(p string) bool {
-				if first {
-					first, m.num = false, number(p)
-					return p != ""
-				}
-				k, v, _ := strings.Cut(p, "=")
-				switch k {
-				case "q":
-					m.q = number(v)
-				case "w", "window":
-					m.w = number(v)
-				case "r":
-					m.r = number(v)
-				case "t":
-					m.t = number(v)
-				}
-				return k != "" && strings.Trim(k, "abcdefghijklmnopqrstuvwxyz0123456789_-.*") == "" && (k[0] == '*' || k[0] >= 'a')
-			})
-			out = append(out, m)
-			return ok
-		})
-		if !ok {
-			return nil
+	if len(lines) == 0 {
+		return nil
+	}
+	l, err := httpsfv.UnmarshalList(lines)
+	if err != nil {
+		return nil
+	}
+	out := make([]member, 0, len(l))
+	for _, m := range l {
+		if it, ok := m.(httpsfv.Item); ok {
+			w := param(it.Params, "w")
+			if w < 0 {
+				w = param(it.Params, "window")
+			}
+			out = append(out, member{bare(it.Value), param(it.Params, "q"), w, param(it.Params, "r"), param(it.Params, "t")})
 		}
 	}
 	return out
 }
 
-// split calls f on each part of s between seps outside quoted strings,
-// trimmed of spaces and tabs; it reports false when f does, or a string is
-// unterminated or badly escaped.
-func split(s string, sep byte, f func(string) bool) bool {
-	start, quoted := 0, false
-	for i := 0; i <= len(s); i++ {
-		switch {
-		case i == len(s) || !quoted && s[i] == sep:
-			if quoted || !f(strings.Trim(s[start:i], " \t")) {
-				return false
-			}
-			start = i + 1
-		case s[i] == '"':
-			quoted = !quoted
-		case quoted && s[i] == '\\':
-			if i++; i == len(s) || s[i] != '"' && s[i] != '\\' {
-				return false
-			}
+// param is the parameter k when a non-negative number, or -1.
+func param(p *httpsfv.Params, k string) float64 {
+	v, _ := p.Get(k)
+	return bare(v)
+}
+
+// bare is a bare item's value when a non-negative number, or -1.
+func bare(v any) float64 {
+	switch n := v.(type) {
+	case int64:
+		if n >= 0 {
+			return float64(n)
+		}
+	case float64:
+		if n >= 0 {
+			return n
 		}
 	}
-	return true
+	return -1
 }

@@ -57,6 +57,9 @@ func TestParse(t *testing.T) {
 		{"not a number", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"soon"}}, 0, 0},
 		{"two values", http.Header{"Ratelimit-Remaining": {"0", "0"}, "Ratelimit-Reset": {"5"}}, 0, 0},
 		{"exponent", http.Header{"Ratelimit-Limit": {"1e3;w=1"}}, 0, 0},
+		{"decimal past three places", http.Header{"Ratelimit-Policy": {`"d";q=1.2345;w=1`}}, 0, 0},
+		{"an inner list is no policy", http.Header{"Ratelimit-Policy": {`("a" "b");q=1;w=1, "c";q=2;w=1`}}, 2, 0},
+		{"a token name and a boolean parameter", http.Header{"Ratelimit-Policy": {`default;q=10;w=2;x`}}, 5, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := Parse(tc.h, now)
