@@ -45,9 +45,10 @@
 // together) do not move it. A first 503, or one after nothing was accepted
 // for 2 s (an outage), sets it to one poll per 2 s, growing the same way
 // from then. Each later 429 or 503 cuts it to 0.85 times the rate sent,
-// never below one poll per 2 s; it then grows by 0.028 times the square
-// root of the rate cut from (0.1 at 12.5 polls a second) every second of
-// polling, never past twice the rate sent. Only the answer to a poll sent
+// never below one poll per 2 s; it then grows every second of polling by
+// 0.028 times the square root of the rate cut from (0.1 at 12.5 polls a
+// second), or by 0.05 if more (from 1.5 polls a second up, less below),
+// never past twice the rate sent. Only the answer to a poll sent
 // at the pace the last cut set, from its first slot on, moves it. Pollers
 // on one key so tend towards equal shares (BENCHMARKS.md measures how
 // close).

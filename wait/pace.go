@@ -18,7 +18,9 @@ const (
 	paceStart  = 5                      // polls per second at the first 429, then up the AWS SDK's CUBIC curve (+0.4 t³) until a cut
 	paceSettle = 500 * time.Millisecond // after the first 429, answers to polls sent this soon are old news: the start's bursts
 	paceBeta   = 0.85                   // a cut sets the rate to this times the rate sent
-	paceGrowth = 0.028                  // after a cut, the rate grows by this times the square root of the rate cut from, a second
+	paceGrowth = 0.028                  // after a cut, the rate grows by this times the square root of the rate cut from, a second,
+	paceEven   = 0.05                   // or by this, the same for every Poller, if more (polls a second, a second)
+	paceKnee   = 1.5                    // below this rate cut from, paceEven falls with its square: a Poller alone at 1 r/s probes no faster
 	paceFloor  = 0.5                    // polls per second: the rate is never cut below it
 	paceWindow = 2 * time.Second        // the rate sent is measured over about this long
 	paceMargin = 0.98                   // of a rate the server states
@@ -29,7 +31,8 @@ const (
 // pace admits the polls of one Poller (see the package doc). Multiplicative
 // cuts and growth less than in proportion to the rate bring Pollers on one
 // key towards equal shares (Chiu and Jain, 1989); growth in proportion to
-// it keeps whatever shares the start gave. Shallow cuts take smaller, more
+// it keeps whatever shares the start gave, and equal growth (paceEven)
+// converges fastest. Shallow cuts take smaller, more
 // frequent steps: less noise in the shares. A cut is from the rate sent,
 // 429s included, as the AWS SDK's: from the rate accepted, a Poller refused
 // more often would sink further. 429s alone are no outage: a Poller that
@@ -167,7 +170,8 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 		t := now.Sub(p.from).Seconds()
 		r = min(p.curve+0.4*t*t*t, max(r, 2*sentRate))
 	default:
-		r = min(r+paceGrowth*math.Sqrt(p.top)*dt, max(r, 2*sentRate))
+		g := max(paceGrowth*math.Sqrt(p.top), paceEven*min(1, (p.top/paceKnee)*(p.top/paceKnee)))
+		r = min(r+g*dt, max(r, 2*sentRate))
 	}
 	if p.cut == now { // polls sent before the new pace's first slot went at the old one
 		p.cut = now.Add(time.Duration(float64(time.Second) / r))

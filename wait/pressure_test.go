@@ -232,6 +232,29 @@ func TestPaceRules(t *testing.T) {
 	})
 }
 
+// TestPaceGrowth: a second of polling after a cut from top adds 0.028 ×
+// √top, or 0.05 if more: the same for every Poller from 1.5 polls a second
+// to about 3.2, so that shares converge; below 1.5, 0.05 × (top/1.5)².
+func TestPaceGrowth(t *testing.T) {
+	for _, tc := range []struct{ top, want float64 }{
+		{1, 0.028},           // 0.028 × √1 > 0.05 × (1/1.5)²
+		{1.2, 0.032},         // 0.05 × (1.2/1.5)² > 0.028 × √1.2
+		{2.5, 0.05},          // 0.05 > 0.028 × √2.5
+		{12.5, 0.0989949494}, // 0.028 × √12.5
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			p := newPace(1)
+			now := time.Now()
+			p.rate, p.top, p.cut, p.last, p.sent = paceBeta*tc.top, tc.top, now, now, 100
+			time.Sleep(time.Second)
+			p.answered(time.Now(), false, false, ratelimit.Limit{})
+			if got := p.limit() - paceBeta*tc.top; math.Abs(got-tc.want) > 1e-6 {
+				t.Errorf("a second after a cut from %v a second: grown by %.6f; want %v", tc.top, got, tc.want)
+			}
+		})
+	}
+}
+
 // TestPaceFreeUntilPressure: before any 429 or 503 a Poller is bounded only
 // by its concurrency, which starts at one poll in flight and grows by one
 // per answer (slow start): 100 ids, each answered in 20 ms, all get their
