@@ -30,14 +30,14 @@ const (
 
 // pace admits the polls of one Poller (see the package doc). Multiplicative
 // cuts and growth less than in proportion to the rate bring Pollers on one
-// key towards equal shares (Chiu and Jain, 1989); growth in proportion to
-// it keeps whatever shares the start gave, and equal growth (paceEven)
-// converges fastest. Shallow cuts take smaller, more
-// frequent steps: less noise in the shares. A cut is from the rate sent,
-// 429s included, as the AWS SDK's: from the rate accepted, a Poller refused
-// more often would sink further. 429s alone are no outage: a Poller that
-// others crowd out would drop to the floor and stay behind. The start curve
-// runs from the Poller's creation, so that Pollers started together share it.
+// key towards equal shares (Chiu and Jain, 1989), equal growth (paceEven)
+// fastest; growth in proportion to the rate keeps whatever shares the start
+// gave. Shallow cuts take smaller, more frequent steps: less noise in the
+// shares. A cut is from the rate sent, 429s included, as the AWS SDK's:
+// from the rate accepted, a Poller refused more often would sink further.
+// 429s alone are no outage: a Poller that others crowd out would drop to
+// the floor and stay behind. The start curve runs from the Poller's
+// creation, so that Pollers started together share it.
 //
 // The limiter is golang.org/x/time/rate: Wait gives a slot back when ctx
 // ends, or fails at once when it comes after ctx's deadline. One poll waits

@@ -247,8 +247,9 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 			return a
 		}
 		a.answered = true
-		a.hint, a.hasHint = retryafter.Parse(resp.Header, time.Now())
-		a.limit = ratelimit.Parse(resp.Header, time.Now())
+		now := time.Now()
+		a.hint, a.hasHint = retryafter.Parse(resp.Header, now)
+		a.limit = ratelimit.Parse(resp.Header, now)
 		if b, ok := resp.Body.(interface{ Redact(string) string }); ok && p.redact.Load() == nil {
 			f := b.Redact // tensorpool.NewClient's bodies carry its redaction: kept once per Poller
 			p.redact.CompareAndSwap(nil, &f)

@@ -16,11 +16,12 @@ package ratelimit
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dunglas/httpsfv"
+
+	"github.com/tensorpool/tensorpool-go/internal/retryafter"
 )
 
 // Limit is what one response says.
@@ -94,26 +95,16 @@ func (l *Limit) remains(remaining, reset float64) {
 // -1 where absent or not a non-negative number.
 type member struct{ num, q, w, r, t float64 }
 
-// one is the number a single-valued field holds, or -1.
+// one is the number a single-valued field holds (delta-seconds' syntax), or -1.
 func one(vs []string) float64 {
 	if len(vs) != 1 {
 		return -1
 	}
-	return number(strings.TrimSpace(vs[0]))
-}
-
-// number parses a non-negative integer or decimal (1*DIGIT ["." 1*DIGIT]);
-// anything else, or one past float64's range, is -1.
-func number(v string) float64 {
-	i, f, dot := strings.Cut(v, ".")
-	if i == "" || dot && f == "" || strings.Trim(i, "0123456789") != "" || strings.Trim(f, "0123456789") != "" {
+	d, ok := retryafter.Seconds(strings.TrimSpace(vs[0]))
+	if !ok {
 		return -1
 	}
-	n, err := strconv.ParseFloat(v, 64) // digits only: it fails only out of range (+Inf)
-	if err != nil {
-		return -1
-	}
-	return n
+	return d.Seconds()
 }
 
 // list parses the lines of a structured-field List (RFC 9651 §4.2.1) with

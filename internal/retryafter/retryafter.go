@@ -25,7 +25,7 @@ const Max time.Duration = 1<<63 - 1
 func Parse(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v != "" && v[0] >= '0' && v[0] <= '9' {
-		return deltaSeconds(v)
+		return Seconds(v)
 	}
 	at, err := http.ParseTime(v)
 	if err != nil {
@@ -37,12 +37,13 @@ func Parse(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	return max(at.Sub(now), 0), true // Sub saturates rather than overflowing
 }
 
-// deltaSeconds parses 1*DIGIT [ "." *DIGIT ] (v starts with a digit),
-// ignoring digits past the nanosecond and saturating at Max from
-// 9,223,372,036 s on (where a fraction could overflow). It allocates nothing.
-func deltaSeconds(v string) (time.Duration, bool) {
+// Seconds parses delta-seconds, 1*DIGIT [ "." *DIGIT ], ignoring digits
+// past the nanosecond and saturating at Max from 9,223,372,036 s on (where a
+// fraction could overflow); package ratelimit reads its fields with it too.
+// It allocates nothing.
+func Seconds(v string) (time.Duration, bool) {
 	secs, frac, _ := strings.Cut(v, ".")
-	if strings.Trim(secs, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" {
+	if secs == "" || strings.Trim(secs, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" {
 		return 0, false // a sign, an exponent, a unit, a second dot
 	}
 	n, err := strconv.ParseUint(secs, 10, 64)

@@ -60,6 +60,23 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestSeconds: package ratelimit calls Seconds on any field value, not only
+// one that starts with a digit.
+func TestSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		v  string
+		d  time.Duration
+		ok bool
+	}{
+		{"1.5", 1500 * time.Millisecond, true}, {"2.", 2 * time.Second, true}, {"0", 0, true},
+		{"", 0, false}, {".5", 0, false}, {"-1", 0, false}, {"1e3", 0, false}, {"1.2.3", 0, false}, {" 1", 0, false},
+	} {
+		if d, ok := Seconds(tc.v); d != tc.d || ok != tc.ok {
+			t.Errorf("Seconds(%q) = %v, %v; want %v, %v", tc.v, d, ok, tc.d, tc.ok)
+		}
+	}
+}
+
 // TestParseSecondsAllocatesNothing: every poll reads a Retry-After.
 func TestParseSecondsAllocatesNothing(t *testing.T) {
 	h := http.Header{"Retry-After": {"2.5"}}
