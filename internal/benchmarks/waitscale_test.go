@@ -49,9 +49,8 @@ const (
 var freeIDs = []int{100, 2000}
 
 // The capacities behind a token bucket that states its limit, one Poller;
-// the edges without it; the four-Poller runs, started together (each at a
-// random moment within 10 ms: at one virtual instant their paces lock in
-// phase and the runs repeat a few outcomes) or up to 1 s apart, paceRuns each.
+// the edges without it; the four-Poller runs, started together or up to 1 s
+// apart, paceRuns each.
 var (
 	statedCases = []rlCase{{ids: 20, capacity: 1, pollers: 1}, {ids: 100, capacity: 5, pollers: 1}, {ids: 1000, capacity: 50, pollers: 1}}
 	edgeCases   = []rlCase{{ids: 20, capacity: 1, pollers: 1}, {ids: 4000, capacity: 200, pollers: 1}}
@@ -59,6 +58,9 @@ var (
 		{ids: 200, capacity: 10, pollers: 4, stagger: time.Second}, {ids: 1000, capacity: 50, pollers: 4, stagger: time.Second}}
 )
 
+// together is how far apart Pollers "started together" start: each at a
+// random moment within it. At one virtual instant their paces lock in
+// phase, and the runs repeat a few outcomes, good or bad, by chance.
 const together = 10 * time.Millisecond
 
 const paceRuns = 100 // the goal is 9 in 10: 100 runs measure the rate within a few points, 10 do not
