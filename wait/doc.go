@@ -47,9 +47,10 @@
 // from then. Each later 429 or 503 cuts it to 0.85 times the rate sent,
 // never below one poll per 2 s; it then grows every second of polling by
 // 0.028 times the square root of the rate cut from (0.1 at 12.5 polls a
-// second), or by 0.05 if more (from 1.5 polls a second up, less below),
-// never past twice the rate sent. Only the answer to a poll sent
-// at the pace the last cut set, from its first slot on, moves it. Pollers
+// second), or by 0.05 if more, that times (rate/1.5)⁶ below 1.5 polls a
+// second (alone at 1 r/s, a Poller takes 34 s to grow back after a cut),
+// never past twice the rate sent. Only the answer to a poll sent at the
+// pace the last cut set, from its first slot on, moves it. Pollers
 // on one key so tend towards equal shares (BENCHMARKS.md measures how
 // close).
 //

@@ -234,13 +234,15 @@ func TestPaceRules(t *testing.T) {
 
 // TestPaceGrowth: a second of polling after a cut from top adds 0.028 ×
 // √top, or 0.05 if more: the same for every Poller from 1.5 polls a second
-// to about 3.2, so that shares converge; below 1.5, 0.05 × (top/1.5)².
+// to about 3.2, so that shares converge; below 1.5, that times (top/1.5)⁶,
+// so that alone at 1 r/s, a Poller takes 34 s to grow back after a cut.
 func TestPaceGrowth(t *testing.T) {
 	for _, tc := range []struct{ top, want float64 }{
-		{1, 0.028},           // 0.028 × √1 > 0.05 × (1/1.5)²
-		{1.2, 0.032},         // 0.05 × (1.2/1.5)² > 0.028 × √1.2
-		{2.5, 0.05},          // 0.05 > 0.028 × √2.5
-		{12.5, 0.0989949494}, // 0.028 × √12.5
+		{1, 0.05 * 0.087791495}, // 0.05 × (1/1.5)⁶: not the 0.028 × √1 of the square-root law
+		{1.2, 0.05 * 0.2621440}, // 0.05 × (1.2/1.5)⁶
+		{1.5, 0.05},             // 0.05 > 0.028 × √1.5
+		{2.5, 0.05},             // 0.05 > 0.028 × √2.5
+		{12.5, 0.0989949494},    // 0.028 × √12.5
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			p := newPace(1)
