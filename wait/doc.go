@@ -39,20 +39,23 @@
 // second, 160 ids at Retry-After 2 s.
 //
 // A 429 or a 503 is news about the server, not about one request. The
-// first 429 sets the pace to 5 polls a second, growing fast along the AWS
-// SDK's CUBIC curve from the Poller's creation until the next; answers to
-// the polls sent in the half second after it (bursts of Pollers starting
-// together) do not move it. A first 503, or one after nothing was accepted
-// for 2 s (an outage), sets it to one poll per 2 s, growing the same way
-// from then. Each later 429 or 503 cuts it to 0.85 times the rate sent,
-// never below one poll per 2 s; it then grows every second of polling by
-// 0.028 times the square root of the rate cut from (0.1 at 12.5 polls a
-// second), or by 0.05 if more, that times (rate/1.5)⁶ below 1.5 polls a
-// second (alone at 1 r/s, a Poller takes 34 s to grow back after a cut),
-// never past twice the rate sent. Only the answer to a poll sent at the
-// pace the last cut set, from its first slot on, moves it. Pollers
-// on one key so tend towards equal shares (BENCHMARKS.md measures how
-// close).
+// first 429 sets the pace to 5 polls a second, growing along a curve from
+// the Poller's creation until the next: by 25 % a second at first, faster
+// past 30 polls a second (r' = 0.25·r·(1 + (r/30)²), without bound after
+// about 7 s), so that Pollers started a second apart are less than 35 %
+// apart below 15 polls a second. Answers to the polls sent in the half
+// second after it (bursts of Pollers starting together) do not move it; in
+// the Poller's first second, a 429 moves it down the curve instead of
+// ending it. A first 503, or one after nothing was accepted for 2 s (an
+// outage), sets it to one poll per 2 s, growing the same way from then.
+// Each later 429 or 503 cuts it to 0.85 times the rate sent, never below
+// one poll per 2 s; it then grows every second of polling by 0.028·√r·(1 +
+// r/100), r the rate cut from (0.11 at 12.5 polls a second, 1.2 at 200),
+// or by 0.05 if more; below 1.5 polls a second, that times (r/1.5)⁶ (alone
+// at 1 r/s, a Poller takes 34 s to grow back after a cut); never past twice
+// the rate sent. Only the answer to a poll sent at the pace the last cut
+// set, from its first slot on, moves it. Pollers on one key so tend
+// towards equal shares (BENCHMARKS.md measures how close).
 //
 // The rate-limit fields of the latest answer bound the pace too:
 // RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-10),

@@ -15,10 +15,14 @@ import (
 )
 
 const (
-	paceStart  = 5                      // polls per second at the first 429, then up the AWS SDK's CUBIC curve (+0.4 t³) until a cut
+	paceStart  = 5                      // polls per second at the first 429, then up the curve (curveAt) until a cut
 	paceSettle = 500 * time.Millisecond // after the first 429, answers to polls sent this soon are old news: the start's bursts
+	paceKeep   = time.Second            // in a Poller's first second, a cut moves it down the curve, not off it
+	paceCurve  = 0.25                   // the curve grows by this share a second, times 1 + (rate/paceSteep)²
+	paceSteep  = 30                     // polls per second: from paceStart, the curve passes it after about 6 s and any rate by 7 s
 	paceBeta   = 0.85                   // a cut sets the rate to this times the rate sent
-	paceGrowth = 0.028                  // after a cut, the rate grows by this times the square root of the rate cut from, a second,
+	paceGrowth = 0.028                  // after a cut, the rate grows by this times √top·(1 + top/paceHigh), top the rate cut from, a second,
+	paceHigh   = 100                    // polls per second: above it, growth is closer to in proportion to the rate
 	paceEven   = 0.05                   // or by this, the same for every Poller, if more (polls a second, a second)
 	paceKnee   = 1.5                    // below this rate cut from, growth falls with its sixth power: alone at 1 r/s, a Poller takes 34 s to grow back after a cut
 	paceFloor  = 0.5                    // polls per second: the rate is never cut below it
@@ -37,7 +41,11 @@ const (
 // from the rate accepted, a Poller refused more often would sink further.
 // 429s alone are no outage: a Poller that others crowd out would drop to
 // the floor and stay behind. The start curve runs from the Poller's
-// creation, so that Pollers started together share it.
+// creation, so that Pollers started together share it; it grows slowly at
+// first, so that Pollers started a second apart reach a limit within 30 %
+// of each other, and in its first second a Poller's cuts keep it on the
+// curve: the bursts of Pollers starting after it would strand it at the
+// start rate.
 //
 // The limiter is golang.org/x/time/rate: Wait gives a slot back when ctx
 // ends, or fails at once when it comes after ctx's deadline. One poll waits
@@ -56,8 +64,8 @@ type pace struct {
 	want  float64   // the limit the next poll applies: rate, or less if the last answer stated less
 	born  time.Time // the Poller's creation
 	cut   time.Time // when the last cut took effect: the new pace's first slot
-	curve float64   // where the CUBIC curve starts (paceStart, or paceFloor after an outage); 0 after a cut
-	from  time.Time // where its t starts: born, or the outage's cut
+	curve float64   // where the curve starts (paceStart, paceFloor after an outage, or a cut's in the first second); 0 after a cut
+	from  time.Time // where its t starts: born, or that cut
 	top   float64   // the rate sent when last cut
 	sent  float64   // HTTP answers, a count decaying over paceWindow
 	last  time.Time // when it was last updated
@@ -162,17 +170,19 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 		p.cut, p.curve, p.from, r = now, paceFloor, now, paceFloor
 	case pressure && fresh && r == unlimited: // a first 429: onto the start curve, which runs from born
 		p.cut, p.curve, p.from, r = now.Add(paceSettle), paceStart, p.born, paceStart
+	case pressure && fresh && p.curve > 0 && now.Sub(p.born) < paceKeep:
+		r = max(paceBeta*min(r, sentRate), paceFloor)
+		p.cut, p.curve, p.from = now, r, now
 	case pressure && fresh:
 		p.top = min(r, sentRate)
 		p.cut, p.curve, r = now, 0, max(paceBeta*p.top, paceFloor)
 	case pressure || !fresh || r == unlimited:
-	case p.curve > 0: // the AWS SDK's CUBIC curve; never past twice the rate sent: a Poller with few ids does not grow without bound
-		t := now.Sub(p.from).Seconds()
-		r = min(p.curve+0.4*t*t*t, max(r, 2*sentRate))
+	case p.curve > 0: // never past twice the rate sent: a Poller with few ids does not grow without bound
+		r = min(curveAt(p.curve, now.Sub(p.from).Seconds()), max(r, 2*sentRate))
 	default:
 		k := min(1, p.top/paceKnee)
 		k *= k * k
-		g := max(paceGrowth*math.Sqrt(p.top), paceEven) * k * k
+		g := max(paceGrowth*math.Sqrt(p.top)*(1+p.top/paceHigh), paceEven) * k * k
 		r = min(r+g*dt, max(r, 2*sentRate))
 	}
 	if p.cut == now { // polls sent before the new pace's first slot went at the old one
@@ -187,4 +197,11 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 		p.lim.Allow() // the polls just answered took the last slot
 		p.paced.Store(true)
 	}
+}
+
+// curveAt is the rate t seconds up the curve from r0: the solution of
+// r' = paceCurve·r·(1 + (r/paceSteep)²), which has no bound past a finite t.
+func curveAt(r0, t float64) float64 {
+	q := min(r0*r0/(paceSteep*paceSteep+r0*r0)*math.Exp(2*paceCurve*t), 1-1e-9)
+	return paceSteep * math.Sqrt(q/(1-q))
 }

@@ -168,10 +168,11 @@ func TestPaceIsPerPoller(t *testing.T) {
 }
 
 // TestPaceRules: no pace until the first 429 or 503; the first 429 sets
-// the pace to paceStart, on the AWS SDK's CUBIC curve from the Poller's
-// creation, and answers to polls sent within paceSettle of it are old news;
-// a later cut is to paceBeta times the rate sent, after which the pace grows
-// by paceGrowth times the square root of the rate cut from, a second; only
+// the pace to paceStart, on the curve from the Poller's creation, and
+// answers to polls sent within paceSettle of it are old news; a later cut
+// (after the Poller's first second) is to paceBeta times the rate sent,
+// after which the pace grows by paceGrowth·√top·(1 + top/paceHigh) a
+// second, top the rate cut from; only
 // an answer to a poll sent at the new pace, from its first slot on, moves
 // it. 429s are never an outage: only a 503 after 2 s with nothing accepted
 // sends the pace to its floor.
@@ -198,8 +199,8 @@ func TestPaceRules(t *testing.T) {
 		}
 		every(100*time.Millisecond, 10, false) // on the curve
 		curve := p.limit()
-		if born := time.Since(p.born).Seconds(); curve <= paceStart || curve > paceStart+0.4*born*born*born {
-			t.Fatalf("%.1f s after creation: %v a second; want grown along paceStart + 0.4 t³", born, curve)
+		if born := time.Since(p.born).Seconds(); curve <= paceStart || math.Abs(curve-curveAt(paceStart, born)) > 1e-9 {
+			t.Fatalf("%.1f s after creation: %v a second; want grown along the curve from paceStart, to %v", born, curve, curveAt(paceStart, born))
 		}
 		inFlight := time.Now()
 		every(time.Millisecond, 1, true)
@@ -217,7 +218,7 @@ func TestPaceRules(t *testing.T) {
 		}
 		every(100*time.Millisecond, 10, false) // one second of polling
 		grown := p.limit()
-		if want := cut + paceGrowth*math.Sqrt(curve); math.Abs(grown-want) > 0.001 {
+		if want := cut + paceGrowth*math.Sqrt(curve)*(1+curve/paceHigh); math.Abs(grown-want) > 0.001 {
 			t.Errorf("one second of polling after the cut: %v a second; want grown additively to %v", grown, want)
 		}
 		every(100*time.Millisecond, 30, true) // 3 s of 429s, nothing accepted: a cut a slot
@@ -233,21 +234,24 @@ func TestPaceRules(t *testing.T) {
 }
 
 // TestPaceGrowth: a second of polling after a cut from top adds 0.028 ×
-// √top, or 0.05 if more: the same for every Poller from 1.5 polls a second
-// to about 3.2, so that shares converge; below 1.5, that times (top/1.5)⁶,
-// so that alone at 1 r/s, a Poller takes 34 s to grow back after a cut.
+// √top × (1 + top/100), or 0.05 if more: the same for every Poller from
+// 1.5 polls a second to about 3.2, so that shares converge; below 1.5, that
+// times (top/1.5)⁶, so that alone at 1 r/s, a Poller takes 34 s to grow
+// back after a cut; at 200, three times the square-root law, so that a
+// Poller alone there uses 90 % of it.
 func TestPaceGrowth(t *testing.T) {
 	for _, tc := range []struct{ top, want float64 }{
 		{1, 0.05 * 0.087791495}, // 0.05 × (1/1.5)⁶: not the 0.028 × √1 of the square-root law
 		{1.2, 0.05 * 0.2621440}, // 0.05 × (1.2/1.5)⁶
-		{1.5, 0.05},             // 0.05 > 0.028 × √1.5
-		{2.5, 0.05},             // 0.05 > 0.028 × √2.5
-		{12.5, 0.0989949494},    // 0.028 × √12.5
+		{1.5, 0.05},             // 0.05 > 0.028 × √1.5 × 1.015
+		{2.5, 0.05},             // 0.05 > 0.028 × √2.5 × 1.025
+		{12.5, 0.1113693138},    // 0.028 × √12.5 × 1.125
+		{200, 1.1879393923},     // 0.028 × √200 × 3
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			p := newPace(1)
 			now := time.Now()
-			p.rate, p.top, p.cut, p.last, p.sent = paceBeta*tc.top, tc.top, now, now, 100
+			p.rate, p.top, p.cut, p.last, p.sent = paceBeta*tc.top, tc.top, now, now, 1000
 			time.Sleep(time.Second)
 			p.answered(time.Now(), false, false, ratelimit.Limit{})
 			if got := p.limit() - paceBeta*tc.top; math.Abs(got-tc.want) > 1e-6 {
@@ -520,4 +524,68 @@ func (p *pace) limit() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.want
+}
+
+// TestPaceCurve: the curve solves r' = paceCurve·r·(1 + (r/paceSteep)²):
+// about 25 % a second at first, so that a Poller started a second later is
+// less than 35 % behind below 15 polls a second; from paceStart it passes
+// paceSteep after about 6 s and has no bound by 7.3 s.
+func TestPaceCurve(t *testing.T) {
+	for _, r0 := range []float64{paceFloor, paceStart, 12} {
+		if got := curveAt(r0, 0); math.Abs(got-r0) > 1e-9 {
+			t.Errorf("curveAt(%v, 0) = %v; want %v", r0, got, r0)
+		}
+	}
+	const h = 1e-6
+	for _, at := range []float64{0.5, 2, 5, 6.5} {
+		r := curveAt(paceStart, at)
+		slope := (curveAt(paceStart, at+h) - curveAt(paceStart, at-h)) / (2 * h)
+		if want := paceCurve * r * (1 + (r/paceSteep)*(r/paceSteep)); math.Abs(slope-want) > 1e-4*want {
+			t.Errorf("at %v s (%v a second): slope %v; want %v", at, r, slope, want)
+		}
+	}
+	for at := 1.0; curveAt(paceStart, at) <= 15; at += 0.1 {
+		if ratio := curveAt(paceStart, at) / curveAt(paceStart, at-1); ratio > 1.35 {
+			t.Errorf("at %.1f s: %.2f times the rate of a Poller started a second later; want at most 1.35", at, ratio)
+		}
+	}
+	if a, b := curveAt(paceStart, 5.5), curveAt(paceStart, 6); a >= paceSteep || b <= paceSteep {
+		t.Errorf("from paceStart: %v a second at 5.5 s, %v at 6 s; want paceSteep (%v) passed between", a, b, paceSteep)
+	}
+	if got := curveAt(paceStart, 7.3); got < 1e4 {
+		t.Errorf("from paceStart: %v a second at 7.3 s; want past any limit", got)
+	}
+}
+
+// TestPaceKeepsCurve: in a Poller's first second, a cut moves it down the
+// start curve (paceBeta times the rate) and it goes on growing along it;
+// after paceKeep, a cut ends the curve.
+func TestPaceKeepsCurve(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(DefaultConcurrency)
+		answer := func(after time.Duration, pressure bool) {
+			time.Sleep(after)
+			p.answered(time.Now(), pressure, false, ratelimit.Limit{})
+		}
+		answer(45*time.Millisecond, true) // the first 429: onto the curve
+		for range 6 {
+			answer(110*time.Millisecond, false) // past the settle, on the curve
+		}
+		before := p.limit()
+		answer(100*time.Millisecond, true) // 0.805 s after creation
+		kept := p.limit()
+		if math.Abs(kept-paceBeta*before) > 0.02*before || p.curve != kept {
+			t.Fatalf("a 429 %v after creation, at %v a second: %v, curve from %v; want about %v times it, still on the curve",
+				time.Since(p.born), before, kept, p.curve, paceBeta)
+		}
+		time.Sleep(slotOf(kept))
+		answer(200*time.Millisecond, false)
+		if want := curveAt(kept, time.Since(p.from).Seconds()); p.limit() != want || want <= kept {
+			t.Errorf("after the kept cut: %v a second; want grown along the curve to %v", p.limit(), want)
+		}
+		answer(paceKeep, true) // past the first second
+		if p.curve != 0 {
+			t.Errorf("a 429 %v after creation: still on the curve from %v; want off it", time.Since(p.born), p.curve)
+		}
+	})
 }
