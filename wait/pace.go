@@ -22,8 +22,8 @@ const (
 	paceSteep  = 30                     // polls per second: from paceStart, the curve passes it after about 6 s and any rate by 7 s
 	paceBeta   = 0.85                   // a cut sets the rate to this times the rate sent
 	paceGrowth = 0.028                  // after a cut, the rate grows by this times √top·(1 + top/paceHigh), top the rate cut from, a second,
-	paceHigh   = 100                    // polls per second: above it, growth is closer to in proportion to the rate
 	paceEven   = 0.05                   // or by this, the same for every Poller, if more (polls a second, a second)
+	paceHigh   = 100                    // polls per second: well above it, growth is closer to in proportion to the rate
 	paceKnee   = 1.5                    // below this rate cut from, growth falls with its sixth power: alone at 1 r/s, a Poller takes 34 s to grow back after a cut
 	paceFloor  = 0.5                    // polls per second: the rate is never cut below it
 	paceWindow = 2 * time.Second        // the rate sent is measured over about this long
@@ -42,7 +42,7 @@ const (
 // 429s alone are no outage: a Poller that others crowd out would drop to
 // the floor and stay behind. The start curve runs from the Poller's
 // creation, so that Pollers started together share it; it grows slowly at
-// first, so that Pollers started a second apart reach a limit within 30 %
+// first, so that Pollers started a second apart reach a limit within 35 %
 // of each other, and in its first second a Poller's cuts keep it on the
 // curve: the bursts of Pollers starting after it would strand it at the
 // start rate.
