@@ -165,17 +165,19 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 	}
 	// The rate sent: the count over what one a second would have added up to since born.
 	sentRate, r := p.sent/(paceWindow.Seconds()*-math.Expm1(-float64(now.Sub(p.born))/float64(paceWindow))), p.rate
+	cut := false
 	switch fresh := !sent.Before(p.cut); { // an answer to a poll sent before the last cut took effect is old news
 	case pressure && fresh && down && (now.Sub(p.ok) > paceWindow || r == unlimited): // an outage: a first 503, or nothing accepted for 2 s
-		p.cut, p.curve, p.from, r = now, paceFloor, now, paceFloor
+		cut, p.curve, p.from, r = true, paceFloor, now, paceFloor
 	case pressure && fresh && r == unlimited: // a first 429: onto the start curve, which runs from born
 		p.cut, p.curve, p.from, r = now.Add(paceSettle), paceStart, p.born, paceStart
-	case pressure && fresh && p.curve > 0 && now.Sub(p.born) < paceKeep:
-		r = max(paceBeta*min(r, sentRate), paceFloor)
-		p.cut, p.curve, p.from = now, r, now
-	case pressure && fresh:
+	case pressure && fresh: // a cut; in the Poller's first second, down its curve rather than off it
+		keep := p.curve > 0 && now.Sub(p.born) < paceKeep
 		p.top = min(r, sentRate)
-		p.cut, p.curve, r = now, 0, max(paceBeta*p.top, paceFloor)
+		cut, p.curve, p.from, r = true, 0, now, max(paceBeta*p.top, paceFloor)
+		if keep {
+			p.curve = r
+		}
 	case pressure || !fresh || r == unlimited:
 	case p.curve > 0: // never past twice the rate sent: a Poller with few ids does not grow without bound
 		r = min(curveAt(p.curve, now.Sub(p.from).Seconds()), max(r, 2*sentRate))
@@ -185,7 +187,7 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 		g := max(paceGrowth*math.Sqrt(p.top)*(1+p.top/paceHigh), paceEven) * k * k
 		r = min(r+g*dt, max(r, 2*sentRate))
 	}
-	if p.cut == now { // polls sent before the new pace's first slot went at the old one
+	if cut { // polls sent before the new pace's first slot went at the old one
 		p.cut = now.Add(time.Duration(float64(time.Second) / r))
 	}
 	p.rate, p.want = r, r

@@ -193,11 +193,16 @@ func TestPaceRules(t *testing.T) {
 		if !p.paced.Load() || p.limit() != paceStart {
 			t.Fatalf("after the first 429: %v a second; want %v", p.limit(), paceStart)
 		}
+		settled := time.Now().Add(paceSettle)
 		every(paceSettle/5, 4, true) // the start's bursts
 		if p.limit() != paceStart {
 			t.Fatalf("after 429s to polls sent within %v of the first: %v a second; want still %v", paceSettle, p.limit(), paceStart)
 		}
-		every(100*time.Millisecond, 10, false) // on the curve
+		every(100*time.Millisecond, 1, false) // at the settle's very end: no cut, so old news ends there still
+		if p.cut != settled {
+			t.Fatalf("after an answer at the settle's end: old news until %v after it; want until it", p.cut.Sub(settled))
+		}
+		every(100*time.Millisecond, 9, false) // on the curve
 		curve := p.limit()
 		if born := time.Since(p.born).Seconds(); curve <= paceStart || math.Abs(curve-curveAt(paceStart, born)) > 1e-9 {
 			t.Fatalf("%.1f s after creation: %v a second; want grown along the curve from paceStart, to %v", born, curve, curveAt(paceStart, born))
