@@ -1,15 +1,12 @@
 package wait
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/tensorpool/tensorpool-go/internal/ratelimit"
 )
@@ -47,16 +44,12 @@ const (
 // curve: the bursts of Pollers starting after it would strand it at the
 // start rate.
 //
-// The limiter is golang.org/x/time/rate: Wait gives a slot back when ctx
-// ends, or fails at once when it comes after ctx's deadline. One poll waits
-// at a time (turn), so that a cut applies to the next poll; the limit
-// changes only between polls, as the limiter lets the next poll go early
-// when it rises while one waits.
+// Polls are a slot apart, one waiting for its slot at a time (turn), so
+// that a cut or a reset moves the slot of the poll that waits.
 type pace struct {
 	slots chan struct{} // a poll in flight holds one
 	start atomic.Int64  // slots the slow start still holds
 	paced atomic.Bool   // since the first 429 or 503, or stated limit
-	lim   *rate.Limiter // burst 1: polls are spread, never sent in a burst
 	turn  chan struct{}
 
 	mu    sync.Mutex
@@ -71,11 +64,12 @@ type pace struct {
 	last  time.Time // when it was last updated
 	ok    time.Time // the last answer that was not a 429 or 503
 	until time.Time // the server's reset, when nothing remains: no poll before it
+	prev  time.Time // when the last paced poll was sent
 }
 
 func newPace(concurrency int) *pace {
 	now := time.Now()
-	p := &pace{slots: make(chan struct{}, concurrency), lim: rate.NewLimiter(unlimited, 1), turn: make(chan struct{}, 1),
+	p := &pace{slots: make(chan struct{}, concurrency), turn: make(chan struct{}, 1),
 		rate: unlimited, want: unlimited, born: now, ok: now}
 	for range concurrency - 1 {
 		p.slots <- struct{}{}
@@ -89,7 +83,7 @@ var errLate = fmt.Errorf("%w: the Poller's pace, slowed by 429 or 503 answers or
 // take waits for a slot in flight and then, once paced, for the pace's next
 // slot; it returns when the poll is sent, and done must follow. It fails at
 // once when the pace's slot surely comes after ctx's deadline.
-func (p *pace) take(ctx context.Context) (time.Time, error) {
+func (p *pace) take(ctx context.Context) (sent time.Time, err error) {
 	if err := ctx.Err(); err != nil { // select picks at random when both are ready
 		return time.Time{}, err
 	}
@@ -101,18 +95,13 @@ func (p *pace) take(ctx context.Context) (time.Time, error) {
 	if !p.paced.Load() {
 		return time.Now(), nil
 	}
-	sent, err := p.wait(ctx)
-	if err != nil {
-		p.done()
-	}
-	return sent, err
-}
-
-func (p *pace) wait(ctx context.Context) (time.Time, error) {
-	p.mu.Lock()
-	want, until := p.want, p.until
-	p.mu.Unlock()
-	if dl, ok := ctx.Deadline(); ok && (dl.Before(until) || time.Until(dl).Seconds() < (1-p.lim.Tokens())/want) {
+	defer func() {
+		if err != nil {
+			p.done()
+		}
+	}()
+	late := func(at time.Time) bool { dl, ok := ctx.Deadline(); return ok && dl.Before(at) }
+	if late(p.slot(false)) {
 		return time.Time{}, errLate
 	}
 	select {
@@ -121,25 +110,44 @@ func (p *pace) wait(ctx context.Context) (time.Time, error) {
 	case <-ctx.Done():
 		return time.Time{}, ctx.Err()
 	}
-	p.mu.Lock()
-	until = p.until // an answer may have said nothing remains while this poll waited for its turn
-	p.mu.Unlock()
-	if d := time.Until(until); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
+	for { // a cut or a reset while the poll waits moves its slot later: look again when it comes
+		at := p.slot(true)
+		d := time.Until(at)
+		if d <= 0 {
+			return at, nil
+		}
+		if late(at) {
+			return time.Time{}, errLate
+		}
 		select {
-		case <-t.C:
+		case <-time.After(d):
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		}
 	}
+}
+
+// slot is when the next poll may go: a slot of the pace after the last poll
+// sent, and not before the server's reset. With take, a poll whose turn it
+// is takes the slot if it has come (slot returns now); without, a poll not
+// yet in turn learns the earliest it could go.
+func (p *pace) slot(take bool) time.Time {
 	p.mu.Lock()
-	p.lim.SetLimit(rate.Limit(p.want))
-	p.mu.Unlock()
-	if err := p.lim.Wait(ctx); err != nil {
-		return time.Time{}, cmp.Or(ctx.Err(), errLate) // no ctx error: the next slot comes after ctx's deadline
+	defer p.mu.Unlock()
+	gap, now := time.Duration(float64(time.Second)/p.want), time.Now()
+	at := p.prev.Add(gap)
+	if p.until.After(at) {
+		at = p.until
 	}
-	return time.Now(), nil
+	if at.Before(now) {
+		at = now
+	}
+	if take && at.Equal(now) {
+		p.prev = now
+	} else if !take && len(p.turn) > 0 { // behind the poll that waits
+		at = at.Add(gap)
+	}
+	return at
 }
 
 // done frees the slot in flight take took.
@@ -195,8 +203,7 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 		p.want = min(r, paceMargin*l.Rate)
 	}
 	if !p.paced.Load() && (p.want != unlimited || !p.until.IsZero()) {
-		p.lim.SetLimit(rate.Limit(p.want))
-		p.lim.Allow() // the polls just answered took the last slot
+		p.prev = now // the polls just answered took the last slot
 		p.paced.Store(true)
 	}
 }

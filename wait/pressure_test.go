@@ -356,10 +356,10 @@ func TestPollerHonoursStatedLimits(t *testing.T) {
 	})
 }
 
-// TestPaceRaisedWhileAPollWaits: golang.org/x/time/rate lets the poll after
-// a waiting one go early when the limit rises during the wait (0.925 s
-// apart at 0.98 a second); the pace changes the limit only between polls,
-// so no two polls come closer than the limit allows.
+// TestPaceRaisedWhileAPollWaits: golang.org/x/time/rate, which the pace
+// once used, let the poll after a waiting one go early when the limit rose
+// during the wait (0.925 s apart at 0.98 a second); no two polls may come
+// closer than the limit in force allows.
 func TestPaceRaisedWhileAPollWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(DefaultConcurrency)
@@ -382,8 +382,9 @@ func TestPaceRaisedWhileAPollWaits(t *testing.T) {
 	})
 }
 
-// TestPaceHoldsAQueuedPollUntilTheReset: a poll that queued for its turn
-// before an answer said nothing remains until a reset waits for the reset.
+// TestPaceHoldsAQueuedPollUntilTheReset: polls that wait for their slot or
+// queue for their turn when an answer says nothing remains until a reset
+// wait for the reset.
 func TestPaceHoldsAQueuedPollUntilTheReset(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(DefaultConcurrency)
@@ -408,8 +409,10 @@ func TestPaceHoldsAQueuedPollUntilTheReset(t *testing.T) {
 		reset := time.Now().Add(time.Minute)
 		p.answered(time.Now(), false, false, ratelimit.Limit{Wait: time.Minute})
 		wg.Wait()
-		if sent[1].Before(reset) {
-			t.Errorf("the queued poll went %v before the reset", reset.Sub(sent[1]))
+		for i, at := range sent {
+			if at.Before(reset) {
+				t.Errorf("poll %d went %v before the reset", i, reset.Sub(at))
+			}
 		}
 	})
 }
@@ -474,8 +477,9 @@ func TestPacePastTheDeadline(t *testing.T) {
 
 // TestPaceSlotPastTheDeadlineWhileAnotherWaits: a poll queued behind one
 // waiting for the pace fails at once if its slot surely comes after its
-// deadline; if a cut moves its slot past the deadline while it queues, it
-// fails as soon as its turn comes. Both wrap context.DeadlineExceeded.
+// deadline; if a cut moves both slots later while it queues (the waiting
+// poll's to 2 s, its own past the deadline), it fails as soon as its turn
+// comes. Both wrap context.DeadlineExceeded.
 func TestPaceSlotPastTheDeadlineWhileAnotherWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(DefaultConcurrency)
@@ -497,9 +501,9 @@ func TestPaceSlotPastTheDeadlineWhileAnotherWaits(t *testing.T) {
 		}
 		ctx, cancel = context.WithTimeout(t.Context(), 2500*time.Millisecond)
 		defer cancel()
-		go func() { synctest.Wait(); p.mu.Lock(); p.want = 0.5; p.mu.Unlock() }() // a cut while it queues: its slot moves to 3 s
-		if _, err := p.take(ctx); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
-			t.Errorf("slot moved to 3 s, deadline at 2.5 s: %v after %v; want DeadlineExceeded when its turn comes, at 1 s", err, time.Since(start))
+		go func() { synctest.Wait(); p.mu.Lock(); p.want = 0.5; p.mu.Unlock() }() // a cut while it queues: slots at 2 s and 4 s
+		if _, err := p.take(ctx); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 2*time.Second {
+			t.Errorf("slot moved to 4 s, deadline at 2.5 s: %v after %v; want DeadlineExceeded when its turn comes, at 2 s", err, time.Since(start))
 		}
 	})
 }
