@@ -40,32 +40,27 @@
 //
 // A 429 or a 503 is news about the server, not about one request. The
 // first 429 sets the pace to 5 polls a second, growing along a curve from
-// the Poller's creation until the next: by 25 % a second at first, faster
-// past 30 polls a second (r' = 0.25·r·(1 + (r/30)²), without bound after
-// about 7 s), so that Pollers started a second apart are less than 35 %
-// apart below 15 polls a second. Answers to the polls sent in the half
-// second after it (bursts of Pollers starting together) do not move it; in
-// the Poller's first second, a 429 moves it down the curve instead of
-// ending it. A first 503, or one after nothing was accepted for 2 s (an
-// outage), sets it to one poll per 2 s, growing the same way from then.
-// Each later 429 or 503 cuts it to 0.85 times the rate sent, never below
-// one poll per 2 s; it then grows every second of polling by 0.028·√r·(1 +
-// r/100), r the rate cut from (0.11 at 12.5 polls a second, 1.2 at 200),
-// or by 0.05 if more; below 1.5 polls a second, that times (r/1.5)⁶ (alone
-// at 1 r/s, a Poller takes 34 s to grow back after a cut); never past twice
-// the rate sent. Only the answer to a poll sent at the pace the last cut
-// set, from its first slot on, moves it. Pollers on one key so tend
-// towards equal shares (BENCHMARKS.md measures how close).
+// the Poller's creation (25 % a second at first, without bound after about
+// 7 s) until the next; answers to polls sent in the half second after it
+// (the bursts of Pollers starting together) do not move it. A first 503,
+// or one after 2 s with nothing accepted (an outage), sets it to one poll
+// per 2 s, growing the same way. Each later 429 or 503 cuts it to 0.85
+// times the rate sent, never below one poll per 2 s (in the Poller's first
+// second, down the curve); it then grows back by about 0.03·√r polls a
+// second every second of polling, r the rate cut from, and much slower
+// below 1.5 polls a second. A cut or a reset also delays the poll waiting
+// for its slot, and only an answer to a poll sent at the new pace moves
+// it again. Pollers on one key so tend towards equal shares (BENCHMARKS.md
+// measures how close); pace.go's constants give the exact laws.
 //
 // The rate-limit fields of the latest answer bound the pace too:
 // RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-10),
 // RateLimit-Limit, -Remaining and -Reset (its older drafts),
 // X-RateLimit-Remaining and -Reset (a reset past ten years of seconds is a
-// Unix time). The pace stays at
-// 0.98 times the least rate they state (quota ÷ window, (remaining + 1) ÷
-// reset) and, when nothing remains, sends nothing before the reset (10 min
-// at most). The pace only delays polls: each id still waits its own
-// Retry-After.
+// Unix time). The pace stays at 0.98 times the least rate they state
+// (quota ÷ window, (remaining + 1) ÷ reset) and, when nothing remains,
+// sends nothing before the reset (10 min at most). The pace only delays
+// polls: each id still waits its own Retry-After.
 //
 // # Failures
 //
