@@ -238,6 +238,32 @@ func TestPaceRules(t *testing.T) {
 	})
 }
 
+// TestPaceRecoversAfterAnOutage: polls a slot apart whose answers land on
+// exact instants (as under testing/synctest, and as periodic polls do), 503s
+// for a minute, then 200s: the pace climbs back from the floor along the
+// curve, past 20 polls a second within 15 s. An answer landing exactly on
+// the boundary of old news once moved it a slot later each time, so that
+// every answer was old news and the pace stayed at one poll per 2 s.
+func TestPaceRecoversAfterAnOutage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(1)
+		end := time.Now().Add(time.Minute)
+		for time.Since(end) < 15*time.Second {
+			sent, err := p.take(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(20 * time.Millisecond)
+			down := time.Now().Before(end)
+			p.answered(sent, down, down, ratelimit.Limit{})
+			p.done()
+		}
+		if got := p.limit(); got < 20 {
+			t.Errorf("15 s after a minute of 503s: %v polls a second; want past 20, up the curve from the floor", got)
+		}
+	})
+}
+
 // TestPaceGrowth: a second of polling after a cut from top adds 0.028 ×
 // √top × (1 + top/100), or 0.05 if more: the same for every Poller from
 // 1.5 polls a second to about 3.2, so that shares converge; below 1.5, that
