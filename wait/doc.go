@@ -49,9 +49,10 @@
 // second, down the curve); it then grows back by about 0.03·√r polls a
 // second every second of polling, r the rate cut from, and much slower
 // below 1.5 polls a second. A cut or a reset also delays the poll waiting
-// for its slot, and only an answer to a poll sent at the new pace moves
-// it again. Pollers on one key so tend towards equal shares (BENCHMARKS.md
-// measures how close); pace.go's constants give the exact laws.
+// for its slot, and only an answer to a poll sent a slot of the new pace
+// after the cut moves it again. Pollers on one key so tend towards equal
+// shares (BENCHMARKS.md measures how close); pace.go's constants give the
+// exact laws.
 //
 // The rate-limit fields of the latest answer bound the pace too:
 // RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-10),

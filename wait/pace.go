@@ -26,7 +26,7 @@ const (
 	paceWindow = 2 * time.Second        // the rate sent is measured over about this long
 	paceMargin = 0.98                   // of a rate the server states
 	paceHold   = 10 * time.Minute       // the longest a server's reset holds the polls
-	unlimited  = math.MaxFloat64        // the rate before any pressure or stated limit (rate.Inf breaks the limiter's arithmetic)
+	unlimited  = math.MaxFloat64        // the rate before any pressure or stated limit: slots 0 s apart
 )
 
 // pace admits the polls of one Poller (see the package doc). Multiplicative
@@ -65,6 +65,7 @@ type pace struct {
 	ok    time.Time // the last answer that was not a 429 or 503
 	until time.Time // the server's reset, when nothing remains: no poll before it
 	prev  time.Time // when the last paced poll was sent
+	waits bool      // a poll holds the turn and waits for its slot
 }
 
 func newPace(concurrency int) *pace {
@@ -81,8 +82,8 @@ func newPace(concurrency int) *pace {
 var errLate = fmt.Errorf("%w: the Poller's pace, slowed by 429 or 503 answers or the server's stated limit, has no slot before it", context.DeadlineExceeded)
 
 // take waits for a slot in flight and then, once paced, for the pace's next
-// slot; it returns when the poll is sent, and done must follow. It fails at
-// once when the pace's slot surely comes after ctx's deadline.
+// slot; it returns when the poll is sent, and done must follow. It fails as
+// soon as the pace's slot is known to come after ctx's deadline.
 func (p *pace) take(ctx context.Context) (sent time.Time, err error) {
 	if err := ctx.Err(); err != nil { // select picks at random when both are ready
 		return time.Time{}, err
@@ -101,26 +102,25 @@ func (p *pace) take(ctx context.Context) (sent time.Time, err error) {
 		}
 	}()
 	late := func(at time.Time) bool { dl, ok := ctx.Deadline(); return ok && dl.Before(at) }
-	if late(p.slot(false)) {
+	if at, _ := p.slot(false); late(at) {
 		return time.Time{}, errLate
 	}
 	select {
 	case p.turn <- struct{}{}:
-		defer func() { <-p.turn }()
+		defer p.leave()
 	case <-ctx.Done():
 		return time.Time{}, ctx.Err()
 	}
 	for { // a cut or a reset while the poll waits moves its slot later: look again when it comes
-		at := p.slot(true)
-		d := time.Until(at)
-		if d <= 0 {
+		at, taken := p.slot(true)
+		if taken {
 			return at, nil
 		}
 		if late(at) {
 			return time.Time{}, errLate
 		}
 		select {
-		case <-time.After(d):
+		case <-time.After(time.Until(at)):
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		}
@@ -128,26 +128,34 @@ func (p *pace) take(ctx context.Context) (sent time.Time, err error) {
 }
 
 // slot is when the next poll may go: a slot of the pace after the last poll
-// sent, and not before the server's reset. With take, a poll whose turn it
-// is takes the slot if it has come (slot returns now); without, a poll not
-// yet in turn learns the earliest it could go.
-func (p *pace) slot(take bool) time.Time {
+// sent (10 min at most), not before the server's reset. With take, the poll
+// in turn takes it if it has come; without, a poll not yet in turn learns
+// the earliest it could go, a slot later if another waits for its own.
+func (p *pace) slot(take bool) (at time.Time, taken bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	gap, now := time.Duration(float64(time.Second)/p.want), time.Now()
-	at := p.prev.Add(gap)
-	if p.until.After(at) {
+	gap, now := time.Duration(min(float64(time.Second)/p.want, float64(paceHold))), time.Now()
+	if at = p.prev.Add(gap); p.until.After(at) {
 		at = p.until
 	}
-	if at.Before(now) {
-		at = now
-	}
-	if take && at.Equal(now) {
-		p.prev = now
-	} else if !take && len(p.turn) > 0 { // behind the poll that waits
+	switch {
+	case take && !at.After(now):
+		p.prev, p.waits = now, false
+		return now, true
+	case take:
+		p.waits = true
+	case p.waits:
 		at = at.Add(gap)
 	}
-	return at
+	return at, false
+}
+
+// leave ends the turn of a poll that waited for its slot.
+func (p *pace) leave() {
+	p.mu.Lock()
+	p.waits = false
+	p.mu.Unlock()
+	<-p.turn
 }
 
 // done frees the slot in flight take took.

@@ -534,6 +534,62 @@ func TestPaceSlotPastTheDeadlineWhileAnotherWaits(t *testing.T) {
 	})
 }
 
+// TestPaceQueuedBehindAPollJustSent: a poll that has taken its slot but not
+// yet left the turn is no longer waiting; a poll queued behind it has the
+// next slot, 1 s on, within its deadline of 1.5 s, and must not fail at
+// once as if a poll still waited ahead of it.
+func TestPaceQueuedBehindAPollJustSent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(DefaultConcurrency)
+		for range p.start.Swap(0) {
+			<-p.slots
+		}
+		p.answered(time.Now(), true, false, ratelimit.Limit{})
+		p.want = 1
+		time.Sleep(time.Second)
+		p.turn <- struct{}{} // a poll holds the turn ...
+		if _, taken := p.slot(true); !taken {
+			t.Fatal("the slot has not come")
+		}
+		go func() { synctest.Wait(); <-p.turn }() // ... and leaves it once the next poll queues
+		ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		if _, err := p.take(ctx); err != nil || time.Since(start) != time.Second {
+			t.Errorf("slot 1 s on, deadline 1.5 s on: %v after %v; want sent after 1 s", err, time.Since(start))
+		}
+	})
+}
+
+// TestPaceRecordsEverySlot: in real time, where the clock moves between
+// two readings, every poll the pace sends is the last one it records, and
+// none comes closer than the pace allows. A slot that came between the
+// pace's look and the caller's once went unrecorded: the next poll then
+// went at once.
+func TestPaceRecordsEverySlot(t *testing.T) {
+	p := newPace(1)
+	p.answered(time.Now(), true, false, ratelimit.Limit{})
+	p.mu.Lock()
+	p.want = 1e6 // a slot a microsecond long: the clock moves by about that between two readings
+	p.mu.Unlock()
+	var last time.Time
+	for range 20000 {
+		sent, err := p.take(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		recorded := p.prev
+		p.mu.Unlock()
+		if !recorded.Equal(sent) || sent.Sub(last) < time.Microsecond {
+			t.Fatalf("a poll sent %v after the last, the last recorded %v before it; want every poll recorded, a slot apart",
+				sent.Sub(last), sent.Sub(recorded))
+		}
+		last = sent
+		p.done()
+	}
+}
+
 // TestPressureWithoutHintBacksOff: a 429 or a 503 without Retry-After puts
 // its id on the backoff (1 s, 2 s, 4 s, ...), never counted as a failure; an
 // answer resets it.
