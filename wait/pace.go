@@ -107,7 +107,7 @@ func (p *pace) take(ctx context.Context) (sent time.Time, err error) {
 	}
 	select {
 	case p.turn <- struct{}{}:
-		defer p.leave()
+		defer func() { p.mu.Lock(); p.waits = false; p.mu.Unlock(); <-p.turn }()
 	case <-ctx.Done():
 		return time.Time{}, ctx.Err()
 	}
@@ -150,14 +150,6 @@ func (p *pace) slot(take bool) (at time.Time, taken bool) {
 	return at, false
 }
 
-// leave ends the turn of a poll that waited for its slot.
-func (p *pace) leave() {
-	p.mu.Lock()
-	p.waits = false
-	p.mu.Unlock()
-	<-p.turn
-}
-
 // done frees the slot in flight take took.
 func (p *pace) done() { <-p.slots }
 
@@ -198,9 +190,7 @@ func (p *pace) answered(sent time.Time, pressure, down bool, l ratelimit.Limit) 
 	case p.curve > 0: // never past twice the rate sent: a Poller with few ids does not grow without bound
 		r = min(curveAt(p.curve, now.Sub(p.from).Seconds()), max(r, 2*sentRate))
 	default:
-		k := min(1, p.top/paceKnee)
-		k *= k * k
-		g := max(paceGrowth*math.Sqrt(p.top)*(1+p.top/paceHigh), paceEven) * k * k
+		g := max(paceGrowth*math.Sqrt(p.top)*(1+p.top/paceHigh), paceEven) * math.Pow(min(1, p.top/paceKnee), 6)
 		r = min(r+g*dt, max(r, 2*sentRate))
 	}
 	if cut { // polls sent before the new pace's first slot went at the old one

@@ -382,10 +382,10 @@ func TestPollerHonoursStatedLimits(t *testing.T) {
 	})
 }
 
-// TestPaceRaisedWhileAPollWaits: golang.org/x/time/rate, which the pace
-// once used, let the poll after a waiting one go early when the limit rose
-// during the wait (0.925 s apart at 0.98 a second); no two polls may come
-// closer than the limit in force allows.
+// TestPaceRaisedWhileAPollWaits: a limit raised while a poll waits for its
+// slot applies from the next slot on: no two polls come closer than the
+// limit in force allows (golang.org/x/time/rate, which the pace once used,
+// let them come 0.925 s apart at 0.98 a second).
 func TestPaceRaisedWhileAPollWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(DefaultConcurrency)
@@ -404,6 +404,23 @@ func TestPaceRaisedWhileAPollWaits(t *testing.T) {
 		}
 		if raised, gap := p.limit(), at[2].Sub(at[1]); raised <= paceFloor || gap < slotOf(raised) {
 			t.Errorf("polls %v apart at a limit raised to %v a second; want at least %v", gap, raised, slotOf(raised))
+		}
+	})
+}
+
+// TestPaceSlotAtMostTheHold: a stated rate too small for a time.Duration
+// (a slot of 32 years and more) holds the next poll paceHold, not forever,
+// and never sends it at once, as a slot that overflowed to a negative
+// duration would.
+func TestPaceSlotAtMostTheHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(DefaultConcurrency)
+		p.answered(time.Now(), false, false, ratelimit.Limit{Rate: 1e-9})
+		for _, want := range []float64{1e-9, 1e-12, 1e-300} {
+			p.want = want
+			if at, taken := p.slot(false); taken || at.Sub(p.prev) != paceHold {
+				t.Errorf("at %v polls a second: slot %v after the last poll (taken %v); want %v", want, at.Sub(p.prev), taken, paceHold)
+			}
 		}
 	})
 }
