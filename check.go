@@ -6,36 +6,60 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/internal/mediatype"
-	"github.com/tensorpool/tensorpool-go/internal/opname"
 )
 
-// checkResponse is the one response check, the client's own (see Check) and
-// so package wait's: nil for a success the operation rt declares, else an
-// *APIError for a status outside 2xx (a redirect included), or a
-// *DecodeError for an undeclared 2xx, or one without the JSON body the
-// operation declares. data is the body; b the doer's, if it read it. With
-// rt nil (an unknown operation), any 2xx whose body is not labelled JSON, or
-// is JSON, succeeds.
-func checkResponse(rt *route, resp *http.Response, data []byte, b *body) error {
-	code, ct := resp.StatusCode, resp.Header.Get("Content-Type")
+// finish makes resp, read into b, what the caller gets, then checks it.
+// A success's body and header values reach the caller as sent, but for an
+// exact echo of the key. An error's, which are diagnostics, are redacted
+// under the full rule. The media type is lower-cased, because the
+// generated parsers look for "json" case-sensitively. resp.Request is req,
+// or a copy of it if its path held the key. A poll of package wait's is
+// returned unchecked: wait checks it itself.
+func (d *doer) finish(op *operation, req *http.Request, resp *http.Response, b *body, poll bool) (*http.Response, error) {
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		b.data = d.redact.data(b.data)
+		d.redact.header(resp.Header, d.redact.value)
+	} else {
+		b.data = []byte(d.redact.text(string(b.data)))
+		d.redact.header(resp.Header, d.redact.text)
+	}
+	b.Reset(b.data)
+	resp.Header = mediatype.Normalize(resp.Header)
+	resp.Body, resp.ContentLength, resp.Request = b, int64(len(b.data)), req
+	if p := d.redact.text(req.URL.Path); p != req.URL.Path {
+		r, u := *req, *req.URL
+		u.Path, u.RawPath = p, ""
+		r.URL = &u
+		resp.Request = &r
+	}
+	if !poll {
+		if err := checkResponse(op, resp, b.data, b); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// checkResponse is the one response check, of the client (finish) and of
+// Check, and so of package wait. It returns nil for a success that op
+// declares, an *APIError for a status outside 2xx (a redirect included),
+// or a *DecodeError for an undeclared 2xx or one without the JSON body op
+// declares. data is the body; b the doer's, if it read it.
+func checkResponse(op *operation, resp *http.Response, data []byte, b *body) error {
+	code := resp.StatusCode
 	if code < 200 || code > 299 {
 		return newAPIError(resp, data, b)
 	}
-	success := uint8(someJSON)
-	if rt != nil {
-		success = rt.op.success[code-200]
-	}
-	switch {
-	case success == undeclared:
+	switch success, isJSON := op.success(code), mediatype.IsJSON(resp.Header.Get("Content-Type")); {
+	case success == notDeclared:
 		return newDecodeError(resp, data, b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
-	case success != noJSON && mediatype.IsJSON(ct) && !json.Valid(data):
-		return newDecodeError(resp, data, b, json.Unmarshal(data, new(json.RawMessage)))
-	case success == jsonOnly && !mediatype.IsJSON(ct):
+	case success == jsonBody && !isJSON:
 		return newDecodeError(resp, data, b, errors.New("the body is not the JSON the API spec declares"))
+	case success >= someJSON && isJSON && !json.Valid(data):
+		return newDecodeError(resp, data, b, json.Unmarshal(data, new(json.RawMessage)))
 	}
 	return nil
 }
@@ -47,18 +71,22 @@ type Response interface {
 }
 
 // Check applies the client's response check to the results of a generated
-// ...WithResponse method of any client, a raw gen client or a mock:
+// ...WithResponse method of any client, such as a raw gen client or a
+// mock:
 //
 //	resp, err := tensorpool.Check(raw.StorageDestroyWithResponse(ctx, id))
 //
-// A client from NewClient needs none: its methods already return the
-// *APIError or *DecodeError that Check would (it then passes them through).
-// Check returns a nil error only for a success status the spec declares for
-// the operation (found from the response's type, else its request) whose
-// body is the declared JSON, if any, so that its typed field (JSON202,
-// JSON200) is not nil; or if that field is set (a mock's). Otherwise, with the response: an *APIError for a status outside
-// 200-299; a *DecodeError for any other 2xx; err as is if not nil, but the
-// generated parser's bare JSON and time errors become a *DecodeError.
+// A client from NewClient needs no Check: its methods already return the
+// errors Check would, and Check passes them through.
+//
+// Check returns a nil error for a success status that the spec declares for
+// the response type's operation, with the declared JSON body, if any. Its
+// typed field (JSON202, JSON200) is then set. A mock's response may have no
+// HTTP response: Check accepts it when that typed field is set. Otherwise
+// Check returns the response and an error: an *APIError for a status
+// outside 200-299, or a *DecodeError for any other 2xx. An error that the
+// call returned is passed through as it is, except the generated parser's
+// bare JSON and time errors, which become a *DecodeError.
 func Check[R Response](r R, err error) (R, error) {
 	if err != nil {
 		switch err.(type) {
@@ -78,17 +106,9 @@ func Check[R Response](r R, err error) (R, error) {
 	if hr == nil {
 		hr = &http.Response{StatusCode: r.StatusCode(), Header: http.Header{}}
 	}
-	b, _ := hr.Body.(*body)
 	if f := v.FieldByName(fmt.Sprint("JSON", hr.StatusCode)); hr.StatusCode/100 == 2 && f.Kind() == reflect.Pointer && !f.IsNil() {
 		return r, nil // a declared success's typed field is set (a mock may have no body to check)
 	}
-	name, _ := strings.CutSuffix(v.Type().Name(), "Response") // gen's <Operation>Response
-	rt := spec().byName[opname.Key(name)]
-	switch {
-	case b != nil:
-		rt = b.route
-	case rt == nil && hr.Request != nil && hr.Request.URL != nil:
-		rt = spec().below(hr.Request.Method, hr.Request.URL.EscapedPath())
-	}
-	return r, checkResponse(rt, hr, r.GetBody(), b)
+	b, _ := hr.Body.(*body)
+	return r, checkResponse(operationOf(r), hr, r.GetBody(), b)
 }

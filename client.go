@@ -72,11 +72,14 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 		cfg.timeout = hc.Timeout
 	}
 	hc.Timeout = 0 // the doer bounds the whole call, body included
-	hc.Transport = &authTransport{base: hc.Transport, scheme: u.Scheme, host: u.Host, auth: bearer(cfg.key)}
-	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect)
-	d := &doer{hc: &hc, redact: redact, timeout: cfg.timeout, retry: cfg.retry, maxBody: cfg.maxBody, logger: cfg.logger,
-		userAgent: []string{userAgent(cfg.userAgent)}, basePath: strings.TrimSuffix(u.EscapedPath(), "/"), validate: !cfg.noValidation, doc: spec()}
-	return gen.NewClientWithResponses(cfg.baseURL, append(cfg.editors, gen.WithHTTPClient(d))...)
+	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect, u.Scheme, u.Host)
+	d := &doer{hc: &hc, auth: bearer(cfg.key), scheme: u.Scheme, host: u.Host, redact: redact, timeout: cfg.timeout,
+		retry: cfg.retry, maxBody: cfg.maxBody, logger: cfg.logger, userAgent: []string{userAgent(cfg.userAgent)}, validate: !cfg.noValidation, doc: spec()}
+	base, err := gen.NewClient(cfg.baseURL, cfg.editors...)
+	if err != nil {
+		return nil, redact.err(err)
+	}
+	return &gen.ClientWithResponses{ClientInterface: newClient(base, d)}, nil
 }
 
 // checkBaseURL parses the base URL and applies the https rule. Errors quote
@@ -98,7 +101,7 @@ func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 	case u.Scheme == "http" && !insecureOK && host != "localhost" && !net.ParseIP(host).IsLoopback():
 		return nil, fmt.Errorf("tensorpool: refusing plain http to %q, not a loopback host: the API key would travel in clear text (use https, or WithInsecureHTTP)", urlString(u))
 	}
-	if op := spec().operationPath(u.EscapedPath()); op != "" {
+	if op := operationAt(u.EscapedPath()); op != "" {
 		return nil, fmt.Errorf("tensorpool: invalid base URL: its path ends in an operation's (%s); give the API's root, such as %s", op, DefaultBaseURL)
 	}
 	return u, nil

@@ -8,41 +8,39 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
-	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
-// doer is the gen.HttpRequestDoer NewClient installs, above http.Client:
-// after every request editor, it validates the request, bounds the whole
-// call by the timeout, retries, reads the body under its cap and redacts
-// the key, so that Check and package wait need no key.
+// doer sends the requests of NewClient's client, above http.Client. For
+// each call it checks the JSON body, bounds the whole call by the
+// timeout, adds the key and the User-Agent to each attempt, retries, and
+// reads the body under its cap. Then the response check redacts the key
+// and decides the error.
 type doer struct {
-	hc        *http.Client // its Transport is an authTransport; its CheckRedirect a redirectPolicy
-	redact    redactor
-	timeout   time.Duration
-	retry     RetryPolicy
-	maxBody   int64
-	logger    *slog.Logger
-	userAgent []string // the User-Agent header's value
-	basePath  string
-	validate  bool
-	doc       *document // the API spec: spec()
+	hc           *http.Client      // its CheckRedirect is a redirectPolicy
+	auth         func(http.Header) // sets the key: the only place it is kept
+	scheme, host string            // the base URL's origin: the only one that gets the key
+	redact       redactor
+	timeout      time.Duration
+	retry        RetryPolicy
+	maxBody      int64
+	logger       *slog.Logger
+	userAgent    []string // the User-Agent header's value
+	validate     bool
+	doc          *document // what validation checks: spec()
 }
 
-// Do implements gen.HttpRequestDoer. The response holds its whole body, a
-// *body, and points back to req.
-func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	rt, err := d.doc.request(req, d.basePath, d.validate)
-	if err != nil {
-		return nil, d.redact.err(err)
-	}
-	if ua := req.Header["User-Agent"]; len(ua) > 0 && ua[0] != "" {
-		req.Header["User-Agent"] = []string{ua[0] + " " + d.userAgent[0]}
-	} else {
-		req.Header["User-Agent"] = d.userAgent // shared, never written
+// do sends req, a call of op. The response holds its whole body, a *body,
+// and points back to req.
+func (d *doer) do(op *operation, req *http.Request) (*http.Response, error) {
+	if d.validate {
+		if err := d.body(op, req); err != nil {
+			return nil, err
+		}
 	}
 	ctx := req.Context()
 	if dl, ok := ctx.Deadline(); d.timeout > 0 && (!ok || time.Until(dl) > d.timeout) {
@@ -55,16 +53,9 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		maxRetries = 0 // package wait retries its polls itself; a streamed body cannot be sent twice
 	}
 	for attempt := 1; ; attempt++ {
-		r := req // the call's own request, reused for its first attempt
-		if ctx != req.Context() || attempt > 1 {
-			r = req.WithContext(ctx)
-		}
-		if attempt > 1 && req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
-			body, err := req.GetBody()
-			if err != nil {
-				return nil, d.redact.err(fmt.Errorf("tensorpool: rewinding the request body for a retry: %w", err))
-			}
-			r.Body = body
+		r, err := d.attempt(ctx, req, attempt)
+		if err != nil {
+			return nil, d.redact.err(err)
 		}
 		start := time.Now()
 		resp, err := d.hc.Do(r)
@@ -79,7 +70,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			}
 			var b *body
 			if b, err = d.read(req, resp); err == nil {
-				return d.finish(req, resp, b, rt, poll)
+				return d.finish(op, req, resp, b, poll)
 			}
 		}
 		again, werr := d.again(ctx, req, nil, err, attempt, maxRetries)
@@ -94,40 +85,37 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// again reports whether to send the request again after attempt (see the
-// package documentation), having waited if so; err is ctx's if it ends
-// during the wait.
-func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (bool, error) {
-	if attempt > maxRetries || ctx.Err() != nil {
-		return false, nil
+// attempt returns the request of one attempt at req: a copy, bounded by
+// ctx, with the key (for the base URL's origin only) and the User-Agent in
+// its own header, and the body rewound for a retry.
+func (d *doer) attempt(ctx context.Context, req *http.Request, attempt int) (*http.Request, error) {
+	r := req.WithContext(ctx)
+	r.Header = make(http.Header, len(req.Header)+2)
+	for k, v := range req.Header {
+		r.Header[k] = v // values are shared, never written
 	}
-	reason, delay, hasHint := retryReason(req.Method, resp, err)
-	switch {
-	case reason == "" || hasHint && delay > d.retry.MaxRetryAfter:
-		return false, nil
-	case !hasHint:
-		delay = d.retry.backoff(attempt)
+	if strings.EqualFold(r.URL.Scheme, d.scheme) && strings.EqualFold(r.URL.Host, d.host) {
+		d.auth(r.Header)
+	} else {
+		delete(r.Header, "Authorization") // a request editor sent it elsewhere
 	}
-	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(delay).Before(deadline) {
-		return false, nil
+	if ua := req.Header["User-Agent"]; len(ua) > 0 && ua[0] != "" {
+		r.Header["User-Agent"] = []string{ua[0] + " " + d.userAgent[0]}
+	} else {
+		r.Header["User-Agent"] = d.userAgent // shared, never written
 	}
-	if resp != nil { // drain a little, so that the connection can be reused
-		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		_ = resp.Body.Close()
+	if attempt > 1 && req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("tensorpool: rewinding the request body for a retry: %w", err)
+		}
+		r.Body = body
 	}
-	if d.logger != nil {
-		d.log(req, slog.LevelInfo, "tensorpool: retrying", attempt, slog.String("reason", reason), slog.Duration("delay", delay))
-	}
-	select {
-	case <-ctx.Done():
-		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", ctx.Err(), delay, reason)
-	case <-time.After(delay):
-		return true, nil
-	}
+	return r, nil
 }
 
 // read reads resp's body, at most maxBody bytes, and closes it. A 2xx body
-// past the cap or cut short is a *DecodeError; any other status keeps what
+// past the cap or cut short is a *DecodeError. Any other status keeps what
 // could be read, marked truncated, so that the status is never lost.
 func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 	defer resp.Body.Close()
@@ -156,7 +144,7 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 	}
 	if err == nil && (size < 0 || int64(len(b.data)) > min(size, d.maxBody)) {
 		// bytes.Buffer growing by doubling: a large body costs about twice
-		// its size, where Go 1.25's io.ReadAll costs five.
+		// its size, where io.ReadAll costs five.
 		buf := bytes.NewBuffer(b.data)
 		_, err = buf.ReadFrom(&b.lr)
 		b.data = buf.Bytes()
@@ -173,38 +161,6 @@ func (d *doer) read(req *http.Request, resp *http.Response) (*body, error) {
 	return b, nil
 }
 
-// finish sets resp's body and header values: a success's as sent but for
-// an exact echo of the key, an error's (a diagnostic) under the redaction
-// rule; the media type lower-cased (the generated parsers look for "json"
-// case-sensitively); Request pointing to req, or to a copy if its path held
-// the key. Then it returns resp, or the error of the response check; a
-// poll of package wait's is returned as is (wait checks it itself).
-func (d *doer) finish(req *http.Request, resp *http.Response, b *body, rt *route, poll bool) (*http.Response, error) {
-	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-		b.data = d.redact.data(b.data)
-		d.redact.header(resp.Header, d.redact.value)
-	} else {
-		b.data = []byte(d.redact.text(string(b.data)))
-		d.redact.header(resp.Header, d.redact.text)
-	}
-	b.Reset(b.data)
-	b.route = rt
-	resp.Header = mediatype.Normalize(resp.Header)
-	resp.Body, resp.ContentLength, resp.Request = b, int64(len(b.data)), req
-	if p := d.redact.text(req.URL.Path); p != req.URL.Path {
-		r, u := *req, *req.URL
-		u.Path, u.RawPath = p, ""
-		r.URL = &u
-		resp.Request = &r
-	}
-	if !poll {
-		if err := checkResponse(rt, resp, b.data, b); err != nil {
-			return nil, err
-		}
-	}
-	return resp, nil
-}
-
 // withoutUserinfo drops the userinfo from the URL of net/http's *url.Error:
 // a redirect can lead to a URL whose user name is a credential.
 func withoutUserinfo(err error) error {
@@ -217,14 +173,13 @@ func withoutUserinfo(err error) error {
 }
 
 // body is a response body the doer read in full. Check reads truncated and
-// redact from it; package wait, Redact.
+// redact from it; package wait reads Redact.
 type body struct {
 	bytes.Reader
 	data      []byte
 	lr        io.LimitedReader    // reads the response's body, in read
 	truncated bool                // cut at the cap, or the connection dropped
 	redact    func(string) string // the rule for diagnostics
-	route     *route              // the request's operation
 }
 
 func (*body) Close() error { return nil }
@@ -233,8 +188,8 @@ func (*body) Close() error { return nil }
 // package wait can put server text in its errors without the key.
 func (b *body) Redact(s string) string { return b.redact(s) }
 
-// bodyLost is the cause of a *DecodeError for a 2xx body lost mid-way:
-// it may come whole next time, whatever the cause's type
+// bodyLost is the cause of a *DecodeError for a 2xx body lost mid-way. It
+// may come whole next time, whatever the cause's type
 // (internal/transient.Marker).
 type bodyLost struct{ error }
 

@@ -269,65 +269,6 @@ func FuzzAPIError(f *testing.F) {
 	})
 }
 
-// TestDeclaredSuccesses: the response check follows what the operation
-// declares: a success without a body beside a JSON one (204 beside 200)
-// is a nil error with no typed body; a declared non-JSON success passes
-// as it comes; "2XX" covers the range; "default" counts only where no 2xx
-// is declared; an operation that declares no response takes any 2xx.
-func TestDeclaredSuccesses(t *testing.T) {
-	var next answerOf
-	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
-		return reply(r, next.code, http.Header{"Content-Type": {next.ctype}}, next.body), nil
-	}}
-	c := fakeClient(t, f)
-	doerOf(c).doc = loadDocument([]byte(`{"paths":{
-		"/request/info/{request_id}":{"get":{"operationId":"get_request_info","responses":{
-			"200":{"content":{"application/json":{}}},
-			"204":{"description":"gone"},
-			"202":{"content":{"text/plain":{}}},
-			"2XX":{"content":{"application/json":{}}},
-			"default":{"content":{"application/json":{}}}}}},
-		"/storage/{storage_id}":{"delete":{"operationId":"storage_destroy","responses":{"default":{"$ref":"#/components/responses/Any"}}}},
-		"/storage/attach":{"post":{"operationId":"storage_attach"}}},
-		"components":{"responses":{"Any":{"content":{"application/json":{}}}}}}`))
-	for _, tc := range []struct {
-		answerOf
-		ok bool
-	}{
-		{answerOf{200, "application/json", infoOK}, true},
-		{answerOf{204, "", ""}, true},
-		{answerOf{204, "application/json", ""}, true}, // declared without a body: not parsed, not checked
-		{answerOf{202, "application/json", "{"}, true},
-		{answerOf{202, "text/plain", "queued"}, true},
-		{answerOf{206, "application/json", `{}`}, true},
-		{answerOf{206, "text/plain", "part"}, false},
-		{answerOf{200, "text/plain", "ok"}, false},
-		{answerOf{200, "application/json", ""}, false},
-	} {
-		next = tc.answerOf
-		r, err := c.GetRequestInfoWithResponse(bg, "r-1")
-		switch {
-		case tc.ok && (err != nil || r.StatusCode() != tc.code || tc.code == 200 && r.JSON200 == nil):
-			t.Errorf("GET %d %s: %v", tc.code, tc.ctype, err)
-		case !tc.ok && !errors.As(err, new(*DecodeError)):
-			t.Errorf("GET %d %s: %v, want a *DecodeError", tc.code, tc.ctype, err)
-		}
-	}
-	next = answerOf{201, "application/json", destroyOK} // "default", the only response, through a $ref
-	if _, err := c.StorageDestroyWithResponse(bg, "s-1"); err != nil {
-		t.Errorf("DELETE 201 under default: %v", err)
-	}
-	next = answerOf{299, "text/html", "<p>"} // no response declared: any 2xx
-	if _, err := c.StorageAttachWithResponse(bg, attachBody); err != nil {
-		t.Errorf("POST 299 with nothing declared: %v", err)
-	}
-}
-
-type answerOf struct {
-	code        int
-	ctype, body string
-}
-
 // TestCheckFindsTheOperationByType: a mock or hand-built response, without a
 // request, is checked against its operation (gen's <Operation>Response):
 // a declared success without its JSON, or an undeclared 2xx, is an error;

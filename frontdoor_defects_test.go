@@ -138,39 +138,36 @@ func TestBodyReadTimeoutNamed(t *testing.T) {
 	}
 }
 
-// TestAuthTransportKeepsTheContract: the RoundTripper adds the key and
-// nothing else. It does not modify the request it is given, reads no body,
-// retries nothing, and returns its base's response and error as they are
-// (but for Response.Request, which points to the request it was given).
-func TestAuthTransportKeepsTheContract(t *testing.T) {
-	var got *http.Request
-	want := &http.Response{StatusCode: 503, Body: http.NoBody}
-	sentinel := errors.New("base failed")
-	base := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
-		got = r
-		if n == 2 {
-			return nil, sentinel
+// TestCallersRequestNeverHoldsTheKey: the key and the User-Agent go in
+// each attempt's own copy of the request. The request the generated method
+// built, which a request editor and the response can reach, never holds
+// the key, retried or not.
+func TestCallersRequestNeverHoldsTheKey(t *testing.T) {
+	var sent []*http.Request
+	f := &fakeRT{respond: func(n int, r *http.Request) (*http.Response, error) {
+		sent = append(sent, r)
+		if n == 1 {
+			return reply(r, 503, nil, ""), nil
 		}
-		return want, nil
+		return reply(r, 200, nil, infoOK), nil
 	}}
-	tr := &authTransport{base: base, scheme: "https", host: "engine.test", auth: bearer(testKey)}
-	req, _ := http.NewRequest("GET", "https://engine.test/request/info/r-1", nil)
-	req.Header.Set("X-Trace", "t")
-	resp, err := tr.RoundTrip(req)
-	if resp != want || err != nil || resp.Request != req || base.n() != 1 {
-		t.Fatalf("RoundTrip = %v, %v after %d calls", resp, err, base.n())
+	var built *http.Request
+	c := fakeClient(t, f, WithRetryPolicy(RetryPolicy{MaxRetries: 1}), WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		built = r
+		r.Header.Set("X-Trace", "t")
+		return nil
+	}))
+	r, err := c.GetRequestInfoWithResponse(bg, "r-1")
+	if err != nil || len(sent) != 2 {
+		t.Fatalf("%v after %d attempts", err, len(sent))
 	}
-	if got == req || got.Header.Get("Authorization") != "Bearer "+testKey || got.Header.Get("X-Trace") != "t" || req.Header.Get("Authorization") != "" {
-		t.Errorf("sent %v; the caller's request now has %v", got.Header, req.Header)
+	for i, s := range sent {
+		if s == built || s.Header.Get("Authorization") != "Bearer "+testKey || s.Header.Get("X-Trace") != "t" || !strings.HasPrefix(s.Header.Get("User-Agent"), "tensorpool-go/") {
+			t.Errorf("attempt %d sent %v", i+1, s.Header)
+		}
 	}
-	if _, err := tr.RoundTrip(req); err != sentinel {
-		t.Errorf("err %v, want the base's", err)
-	}
-	other, _ := http.NewRequest("GET", "https://engine.test:8443/x", nil)
-	other.Header.Set("Authorization", "Bearer user-set")
-	_, _ = tr.RoundTrip(other)
-	if got.Header.Get("Authorization") != "" {
-		t.Errorf("another origin received Authorization %q", got.Header.Get("Authorization"))
+	if built.Header.Get("Authorization") != "" || r.HTTPResponse.Request != built {
+		t.Errorf("the built request now has %v; the response points to %p, not %p", built.Header, r.HTTPResponse.Request, built)
 	}
 }
 

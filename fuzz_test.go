@@ -2,7 +2,6 @@ package tensorpool
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,31 +116,4 @@ func callCheck[R Response](r R, err error) (int, error) {
 		return 0, err
 	}
 	return r.StatusCode(), nil
-}
-
-// FuzzRoute: for any template and any path, matching, the id rule, the
-// base-URL check and validation never panic, and a route found has one
-// value per parameter segment.
-func FuzzRoute(f *testing.F) {
-	f.Add("/charts/{name}-{version}.tgz", "/charts/a-1.tgz")
-	f.Add("/f/{a}.{b}", "/f/..x")
-	f.Add("/g/{a}.json", "/g/%2E.json")
-	f.Add("/{a}/latest.{ext}", "/review/latest.jpg")
-	f.Add("/x/{a", "/x/{a")
-	f.Fuzz(func(t *testing.T, tmpl, p string) {
-		k, _ := json.Marshal(tmpl)
-		doc := loadDocument(fmt.Appendf(nil, `{"paths":{%s:{"get":{"parameters":[{"name":"a","in":"path","schema":{"enum":["x"]}}]}},
-			"/review/{id}":{"get":{}}}}`, k))
-		_ = doc.operationPath(p)
-		req, err := http.NewRequest("GET", "https://x/"+strings.TrimPrefix(p, "/"), nil)
-		if err != nil {
-			return
-		}
-		_ = doc.below("GET", req.URL.EscapedPath())
-		rt, vals, err := doc.find(req, "")
-		if err == nil && rt != nil && len(vals) != len(rt.segs)-rt.literals {
-			t.Fatalf("%s on %s: %d values", p, rt.template, len(vals))
-		}
-		_, _ = doc.request(req, "", true)
-	})
 }

@@ -246,7 +246,7 @@ var bg = context.Background()
 
 // doerOf digs the doer NewClient installed out of c.
 func doerOf(c *gen.ClientWithResponses) *doer {
-	return c.ClientInterface.(*gen.Client).Client.(*doer)
+	return c.ClientInterface.(*client).d
 }
 
 // leakCheckedLogger logs everything at debug level into a buffer that is

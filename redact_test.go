@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tensorpool/tensorpool-go/gen"
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
@@ -43,14 +42,13 @@ func TestNothingPrintsTheKey(t *testing.T) {
 	if f.get(0).auth != "Bearer "+testKey {
 		t.Fatalf("the key was not sent: %q", f.get(0).auth)
 	}
-	gc := c.ClientInterface.(*gen.Client)
+	cl := c.ClientInterface.(*client)
 	d := doerOf(c)
-	authOnly := *d.hc.Transport.(*authTransport)
-	authOnly.base = nil // the test's fakeRT records the key it was sent
+	hc := *d.hc
+	hc.Transport = nil // the test's fakeRT records the key it was sent
 	values := map[string]any{
-		"*ClientWithResponses": c, "ClientWithResponses": *c, "*gen.Client": gc, "gen.Client": *gc,
-		"*doer": d, "doer": *d, "*http.Client": d.hc, "http.Client": *d.hc,
-		"authTransport": authOnly, "*authTransport": &authOnly, "redactor": d.redact,
+		"*ClientWithResponses": c, "ClientWithResponses": *c, "*client": cl, "client": *cl, "gen.Client": cl.ops[0],
+		"*doer": d, "doer": *d, "*http.Client": &hc, "http.Client": hc, "redactor": d.redact,
 		"response": resp, "*http.Response": resp.HTTPResponse, "http.Response": *resp.HTTPResponse,
 		"request": resp.HTTPResponse.Request, "request header": resp.HTTPResponse.Request.Header,
 		"request context": resp.HTTPResponse.Request.Context(), "error": apiErr,

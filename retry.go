@@ -1,8 +1,11 @@
 package tensorpool
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -55,6 +58,38 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 		return d
 	}
 	return d/2 + rand.N(d-d/2+1)
+}
+
+// again reports whether to send the request again after attempt (see the
+// package documentation), having waited if so. err is ctx's if it ends
+// during the wait.
+func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (bool, error) {
+	if attempt > maxRetries || ctx.Err() != nil {
+		return false, nil
+	}
+	reason, delay, hasHint := retryReason(req.Method, resp, err)
+	switch {
+	case reason == "" || hasHint && delay > d.retry.MaxRetryAfter:
+		return false, nil
+	case !hasHint:
+		delay = d.retry.backoff(attempt)
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(delay).Before(deadline) {
+		return false, nil
+	}
+	if resp != nil { // drain a little, so that the connection can be reused
+		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+		_ = resp.Body.Close()
+	}
+	if d.logger != nil {
+		d.log(req, slog.LevelInfo, "tensorpool: retrying", attempt, slog.String("reason", reason), slog.Duration("delay", delay))
+	}
+	select {
+	case <-ctx.Done():
+		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", ctx.Err(), delay, reason)
+	case <-time.After(delay):
+		return true, nil
+	}
 }
 
 // isSafeMethod reports whether a request with this method may be sent again

@@ -34,13 +34,12 @@ func send(ctx context.Context, t *testing.T, c *gen.ClientWithResponses, method 
 		r, err := Check(c.StorageDestroyWithResponse(ctx, "s-1"))
 		return code(r, err)
 	}
-	gc := c.ClientInterface.(*gen.Client)
-	doerOf(c).doc = loadDocument([]byte(`{"paths":{"/thing":{"head":{},"put":{},"patch":{}}}}`)) // methods the spec lacks
-	req, err := http.NewRequestWithContext(ctx, method, gc.Server+"thing", strings.NewReader(`{"x":1}`))
+	thing := &operation{method: method, path: "/thing", other2xx: anyBody} // a method the spec lacks
+	req, err := http.NewRequestWithContext(ctx, method, "https://engine.test/thing", strings.NewReader(`{"x":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := gc.Client.Do(req)
+	resp, err := doerOf(c).do(thing, req)
 	if err != nil {
 		return code[*gen.GetRequestInfoResponse](nil, err)
 	}

@@ -1,53 +1,23 @@
 package tensorpool
 
 import (
-	"cmp"
 	"errors"
-	"maps"
 	"net/http"
 	"net/url"
 	"strings"
 )
 
-// authTransport is the one http.RoundTripper NewClient installs: like
-// oauth2.Transport, it only adds the key, and only for the base URL's exact
-// origin; any other request leaves without an Authorization header.
-type authTransport struct {
-	base         http.RoundTripper // nil means http.DefaultTransport
-	scheme, host string            // the base URL's origin
-	auth         func(http.Header) // sets the key; the only place it is kept
-}
-
-// RoundTrip implements http.RoundTripper. It sends a copy of req (which it
-// must not modify) and sets the response's Request back to req, so that the
-// copy carrying the key never leaves.
-func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := *req
-	r.Header = maps.Clone(req.Header) // values are shared, never written
-	if strings.EqualFold(r.URL.Scheme, t.scheme) && strings.EqualFold(r.URL.Host, t.host) {
-		t.auth(r.Header)
-	} else {
-		delete(r.Header, "Authorization")
-	}
-	resp, err := cmp.Or(t.base, http.DefaultTransport).RoundTrip(&r)
-	if resp != nil {
-		resp.Request = req
-	}
-	return resp, err
-}
-
-// bearer returns the auth step for key.
-func bearer(key string) func(http.Header) {
-	v := []string{"Bearer " + key} // shared by every request, never written
-	return func(h http.Header) { h["Authorization"] = v }
-}
-
-// redirectPolicy is the http.Client.CheckRedirect NewClient installs: a GET
-// or HEAD follows redirects as user (else net/http's default) decides; any
-// other method stops there, its redirect being the response: net/http would
+// redirectPolicy is the http.Client.CheckRedirect NewClient installs. A GET
+// or HEAD follows redirects as user (else net/http's default) decides, and
+// the key goes only to the base URL's origin (scheme, host and port), even
+// where net/http would keep it (a subdomain, another port). Any other
+// method stops there, its redirect being the response: net/http would
 // replay it as a GET, which could seem to succeed though it never ran.
-func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+func redirectPolicy(user func(*http.Request, []*http.Request) error, scheme, host string) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
+		if !strings.EqualFold(req.URL.Scheme, scheme) || !strings.EqualFold(req.URL.Host, host) {
+			delete(req.Header, "Authorization")
+		}
 		switch {
 		case !isSafeMethod(via[0].Method):
 			return http.ErrUseLastResponse
@@ -58,6 +28,12 @@ func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.
 		}
 		return nil
 	}
+}
+
+// bearer returns the auth step for key.
+func bearer(key string) func(http.Header) {
+	v := []string{"Bearer " + key} // shared by every request, never written
+	return func(h http.Header) { h["Authorization"] = v }
 }
 
 // urlString prints u without userinfo, as url.URL.Redacted does not: a user

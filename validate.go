@@ -7,16 +7,20 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/tensorpool/tensorpool-go/internal/pathparam"
 )
 
 // maxValidatedBody bounds what validation holds of a request body.
 const maxValidatedBody = 1 << 20
 
 // schema holds the constraints of a JSON Schema that the client checks
-// before sending; the rest (types, formats, anyOf) is left to the server.
+// before sending. The rest (types, formats, anyOf) is left to the server.
 type schema struct {
 	Ref        string             `json:"$ref"`
 	Properties map[string]*schema `json:"properties"`
@@ -28,8 +32,8 @@ type schema struct {
 	MaxItems   *int               `json:"maxItems"`
 }
 
-// pattern is a schema's pattern, compiled once as the document loads; nil
-// if it does not compile (then it is not checked).
+// pattern is a schema's pattern, compiled once as the document loads. It
+// is nil if it does not compile, and then it is not checked.
 type pattern struct{ *regexp.Regexp }
 
 func (p *pattern) UnmarshalJSON(b []byte) error {
@@ -40,49 +44,110 @@ func (p *pattern) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// request returns the route of req (see find) and, if constraints, the
-// ErrInvalidRequest error for the first constraint of the document (see
-// schema) that its path parameters or JSON body break; basePath is the base
-// URL's path. A body without GetBody is read into memory and made
-// replayable.
-func (d *document) request(req *http.Request, basePath string, constraints bool) (*route, error) {
-	rt, vals, err := d.find(req, basePath)
-	if rt == nil || err != nil || !constraints {
-		return rt, err
-	}
-	var field, reason string
-	for _, prm := range rt.op.Parameters {
-		if i := rt.param(prm.Name); i >= 0 && prm.In == "path" && reason == "" {
-			field, reason = d.check(vals[i], prm.Schema, prm.Name)
-		}
-	}
-	if s := rt.op.RequestBody.Content["application/json"].Schema; s != nil && reason == "" {
-		body, err := requestBody(req)
-		var v any
-		if err != nil || json.Unmarshal(body, &v) != nil {
-			return rt, err // malformed JSON: the server's 422 says more than we could
-		}
-		field, reason = d.check(v, s, "")
-	}
-	if reason == "" {
-		return rt, nil
-	}
-	return rt, &invalidRequest{req.Method, req.URL.EscapedPath(), field, reason}
+// constraints are the schemas of one operation that validation checks.
+type constraints struct {
+	params map[string]*schema // the path parameters', by name
+	body   *schema            // the application/json request body's
 }
 
-// param returns the index of the path parameter name among the template's
-// parameters, or -1.
-func (rt *route) param(name string) int {
-	i := 0
-	for _, sg := range rt.segs {
-		if sg.name == name && !sg.multi {
-			return i
+// document is what validation reads of the embedded openapi.json.
+type document struct {
+	schemas map[string]*schema         // the components' schemas, by name
+	ops     map[*operation]constraints // each operation's
+}
+
+// spec is the embedded document, read once, at the first NewClient.
+var spec = sync.OnceValue(func() *document { return loadDocument(openAPIDocument, operations[:]) })
+
+// loadDocument reads the constraints of ops in the OpenAPI document data.
+// What does not decode is not checked.
+func loadDocument(data []byte, ops []operation) *document {
+	var raw struct {
+		Paths      map[string]map[string]json.RawMessage
+		Components struct{ Schemas map[string]*schema }
+	}
+	_ = json.Unmarshal(data, &raw)
+	d := &document{schemas: raw.Components.Schemas, ops: map[*operation]constraints{}}
+	type parameters []struct {
+		Name, In string
+		Schema   *schema
+	}
+	for i := range ops {
+		op, item := &ops[i], raw.Paths[ops[i].path]
+		var shared parameters // the path item's, for each of its operations
+		_ = json.Unmarshal(item["parameters"], &shared)
+		var o struct {
+			Parameters  parameters
+			RequestBody struct {
+				Content map[string]struct{ Schema *schema }
+			}
 		}
-		if sg.name != "" {
-			i++
+		_ = json.Unmarshal(item[strings.ToLower(op.method)], &o)
+		c := constraints{params: map[string]*schema{}, body: o.RequestBody.Content["application/json"].Schema}
+		for _, p := range append(shared, o.Parameters...) {
+			if s := p.Schema; p.In == "path" && s != nil && (s.Ref != "" || len(s.Enum) > 0 || s.Pattern.Regexp != nil) {
+				c.params[p.Name] = s // one that constrains a value
+			}
+		}
+		d.ops[op] = c
+	}
+	return d
+}
+
+// path checks the path arguments of a call of op, in the order of
+// op.params, before the request is built. It returns an ErrInvalidRequest
+// error for a value the id rule refuses (always) or for one that breaks
+// its schema (unless validation is off).
+func (c *client) path(op *operation, values ...string) error {
+	for i, v := range values {
+		why := pathparam.Invalid(v)
+		if s := c.d.doc.ops[op].params[op.params[i]]; why == "" && s != nil && c.d.validate {
+			_, why = c.d.doc.check(v, s, "")
+		}
+		if why != "" {
+			return c.d.redact.err(&invalidRequest{op.method, op.path, op.params[i], why})
 		}
 	}
-	return -1
+	return nil
+}
+
+// pathText is the text the id rule checks of a path argument that is not
+// a string, as the generated builders write it: a list's items joined by
+// commas (the "simple" style), anything else as fmt prints it.
+func pathText(v any) string {
+	if _, ok := v.(fmt.Stringer); !ok {
+		switch rv := reflect.ValueOf(v); rv.Kind() {
+		case reflect.String:
+			return rv.String()
+		case reflect.Slice, reflect.Array:
+			items := make([]string, rv.Len())
+			for i := range items {
+				items[i] = pathText(rv.Index(i).Interface())
+			}
+			return strings.Join(items, ",")
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+// body returns an ErrInvalidRequest error for the first constraint of op
+// that req's JSON body breaks. A body without GetBody is read into memory
+// and made replayable. Malformed JSON is sent: the server's 422 says more
+// than the client could.
+func (d *doer) body(op *operation, req *http.Request) error {
+	s := d.doc.ops[op].body
+	if s == nil {
+		return nil
+	}
+	b, err := requestBody(req)
+	var v any
+	if err != nil || json.Unmarshal(b, &v) != nil {
+		return err
+	}
+	if field, why := d.doc.check(v, s, ""); why != "" {
+		return d.redact.err(&invalidRequest{op.method, op.path, field, why})
+	}
+	return nil
 }
 
 // check returns the field of v that breaks a constraint of s, and why.
@@ -141,8 +206,9 @@ func elements(n int) string {
 	return fmt.Sprintf("%d elements", n)
 }
 
-// requestBody returns a copy of req's body, leaving req able to send it; a
-// streamed body past maxValidatedBody is sent as it comes, unvalidated (nil).
+// requestBody returns a copy of req's body, leaving req able to send it. A
+// streamed body past maxValidatedBody is sent as it comes, unvalidated
+// (nil).
 func requestBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil

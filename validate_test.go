@@ -84,37 +84,51 @@ const grownSpec = `{"paths":{
    "nested":{"properties":{"mode":{"enum":["on","off"]}}}}}}}}`
 
 // TestValidationFromTheSpec: the check is driven by the document alone, for
-// any operation it holds.
+// any operation it holds: a path parameter's schema before the request is
+// built, the JSON body's before it is sent.
 func TestValidationFromTheSpec(t *testing.T) {
-	doc := loadDocument([]byte(grownSpec))
-	for _, tc := range []struct{ path, body, want string }{
-		{"/v/a/items", `{"id":"i-1","size":2,"tags":["x","y"],"nested":{"mode":"on"}}`, ""},
-		{"/v/c/items", `{"id":"i-1"}`, `invalid kind: must be one of [a b], got c`},
-		{"/v/a/items", `{"size":1}`, `invalid id: is required`},
-		{"/v/a/items", `{"id":"x-1"}`, `invalid id: must match "^i-", got "x-1"`},
-		{"/v/a/items", `{"id":"i-1","size":3}`, `invalid size: must be one of [1 2], got 3`},
-		{"/v/a/items", `{"id":"i-1","tags":["a","b","c"]}`, `invalid tags: must have at most 2 elements, got 3`},
-		{"/v/a/items", `{"id":"i-1","tags":["a","B"]}`, `invalid tags[1]: must match`},
-		{"/v/a/items", `{"id":"i-1","nested":{"mode":"auto"}}`, `invalid nested.mode: must be one of [on off], got auto`},
-		{"/v/a/items", `{"id":"i-1","size":{"x":1},"tags":"a"}`, ""}, // wrong types: the server's to judge
-		{"/v/list/items", `{}`, ""}, // the literal route, which states nothing
-		{"/other", `{}`, ""},        // no operation's, and no generated method sent it: nothing to check
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, `{}`), nil }}
+	ops := []operation{
+		{method: "POST", path: "/v/{kind}/items", params: []string{"kind"}, other2xx: anyBody},
+		{method: "POST", path: "/v/list/items", other2xx: anyBody},
+		{method: "POST", path: "/other", other2xx: anyBody},
+	}
+	c := fakeClient(t, f).ClientInterface.(*client)
+	c.d.doc = loadDocument([]byte(grownSpec), ops)
+	for _, tc := range []struct {
+		op         int
+		kind, body string
+		want       string
+	}{
+		{0, "a", `{"id":"i-1","size":2,"tags":["x","y"],"nested":{"mode":"on"}}`, ""},
+		{0, "c", `{"id":"i-1"}`, `POST /v/{kind}/items: invalid kind: must be one of [a b], got c`},
+		{0, "a", `{"size":1}`, `invalid id: is required`},
+		{0, "a", `{"id":"x-1"}`, `invalid id: must match "^i-", got "x-1"`},
+		{0, "a", `{"id":"i-1","size":3}`, `invalid size: must be one of [1 2], got 3`},
+		{0, "a", `{"id":"i-1","tags":["a","b","c"]}`, `invalid tags: must have at most 2 elements, got 3`},
+		{0, "a", `{"id":"i-1","tags":["a","B"]}`, `invalid tags[1]: must match`},
+		{0, "a", `{"id":"i-1","nested":{"mode":"auto"}}`, `invalid nested.mode: must be one of [on off], got auto`},
+		{0, "a", `{"id":"i-1","size":{"x":1},"tags":"a"}`, ""}, // wrong types: the server's to judge
+		{1, "", `{}`, ""}, // the literal route, which states nothing
+		{2, "", `{}`, ""}, // no operation of the document: nothing to check
 	} {
-		req, _ := http.NewRequest("POST", "https://x/base"+tc.path, strings.NewReader(tc.body))
-		_, err := doc.request(req, "/base", true)
+		op := &ops[tc.op]
+		err := error(nil)
+		if len(op.params) > 0 {
+			err = c.path(op, tc.kind)
+		}
+		if err == nil {
+			req, _ := http.NewRequest("POST", "https://engine.test/x", strings.NewReader(tc.body))
+			_, err = c.d.do(op, req)
+		}
 		if tc.want == "" && err != nil || tc.want != "" && (!errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("POST %s %s: err %v, want %q", tc.path, tc.body, err, tc.want)
+			t.Errorf("POST %s (%s) %s: err %v, want %q", op.path, tc.kind, tc.body, err, tc.want)
 		}
 	}
-	if _, err := loadDocument([]byte(`{"paths":{"/x":{"post":{"parameters":"odd"}}}}`)).request(
-		newRequest("POST", "/x"), "", true); err != nil {
-		t.Error("an operation the reader cannot decode was checked")
+	odd := []operation{{method: "POST", path: "/x", params: []string{"a"}}}
+	if d := loadDocument([]byte(`{"paths":{"/x":{"post":{"parameters":"odd","requestBody":7}}}}`), odd); d.ops[&odd[0]].body != nil || len(d.ops[&odd[0]].params) != 0 {
+		t.Error("an operation the reader cannot decode has constraints")
 	}
-}
-
-func newRequest(method, path string) *http.Request {
-	req, _ := http.NewRequest(method, "https://x"+path, nil)
-	return req
 }
 
 func TestWithoutClientValidation(t *testing.T) {
@@ -128,7 +142,7 @@ func TestWithoutClientValidation(t *testing.T) {
 	}
 }
 
-// TestValidationWithBasePath: routes are matched below the base URL's path.
+// TestValidationWithBasePath: a base URL with a path changes nothing.
 func TestValidationWithBasePath(t *testing.T) {
 	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, attachOK), nil }}
 	c := fakeClient(t, f, WithBaseURL("https://proxy.example/tensorpool/"))

@@ -10,11 +10,6 @@ import (
 	"unicode"
 )
 
-// ResolvedAway are the values that leave no segment of their own once the
-// generated builders' net/url has built the path: Invalid refuses each, and
-// package tensorpool reads them back from a path that lost one.
-var ResolvedAway = []string{"", ".", ".."}
-
 // Invalid returns why v cannot be sent as a path parameter, or "" if it can:
 // empty, "." or ".." (dot segments: net/url resolves them away, so the
 // request would address another path), '/' or '\' (a server that decodes

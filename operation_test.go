@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -19,9 +18,9 @@ import (
 // badIDs are the path parameter values the id rule refuses, each with
 // the words its error holds.
 var badIDs = map[string]string{
-	"":        `"", "." or ".."`,
-	".":       `"", "." or ".."`,
-	"..":      `"", "." or ".."`,
+	"":        `is empty`,
+	".":       `is ".", which would address another path`,
+	"..":      `is "..", which would address another path`,
 	"req/1":   `contains '/' or '\'`,
 	`req\1`:   `contains '/' or '\'`,
 	"r\x001":  "contains a control character",
@@ -63,46 +62,6 @@ func TestIDRule(t *testing.T) {
 	}
 }
 
-// TestResolvedAway: a path the generated builders can only produce from a
-// "", "." or ".." parameter (url.Parse resolves dot segments) is refused,
-// naming the parameter, in any document: the last segment, a middle one,
-// one with a prefix and suffix; so is a path that is not under the base
-// URL's.
-func TestResolvedAway(t *testing.T) {
-	doc := loadDocument([]byte(`{"paths":{
-		"/v/{kind}/items/{item}":{"delete":{}},
-		"/v/{kind}/items":{"get":{}},
-		"/files/{name}.json":{"get":{}},
-		"/a/{x}/b/c":{"put":{}}}}`))
-	for _, tc := range []struct{ method, tmpl, param, value string }{
-		{"DELETE", "/v/k/items/{}", "item", ""},
-		{"DELETE", "/v/k/items/{}", "item", "."},
-		{"DELETE", "/v/k/items/{}", "item", ".."},
-		{"DELETE", "/v/{}/items/i", "kind", ""},
-		{"DELETE", "/v/{}/items/i", "kind", "."},
-		{"DELETE", "/v/{}/items/i", "kind", ".."},
-		{"GET", "/v/{}/items", "kind", ".."},
-		{"GET", "/files/{}.json", "name", ""},
-		{"PUT", "/a/{}/b/c", "x", ".."},
-	} {
-		u, _ := url.Parse("https://x/base/")
-		u, _ = u.Parse("." + strings.Replace(tc.tmpl, "{}", url.PathEscape(tc.value), 1)) // as gen builds it
-		req, _ := http.NewRequest(tc.method, u.String(), nil)
-		_, err := doc.request(req, "/base", true)
-		if !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "invalid "+tc.param+": ") {
-			t.Errorf("%s %s with %q (sent as %s): %v, want ErrInvalidRequest naming %s", tc.method, tc.tmpl, tc.value, u.Path, err, tc.param)
-		}
-	}
-	req, _ := http.NewRequest("GET", "https://x/elsewhere", nil)
-	if _, err := doc.request(req, "/base", false); !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "not under the base URL's path") {
-		t.Errorf("GET /elsewhere: %v", err)
-	}
-	req, _ = http.NewRequest("GET", "https://x/base/nothing/here", nil) // no generated method's: nothing to check
-	if rt, err := doc.request(req, "/base", true); rt != nil || err != nil {
-		t.Errorf("GET /base/nothing/here: %v, %v", rt, err)
-	}
-}
-
 // TestEveryPathParameterKeepsTheIDRule: every generated method, through
 // NewClient, refuses every value the id rule refuses in each of its path
 // parameters, naming it, and sends nothing: whatever operations the spec
@@ -111,8 +70,7 @@ func TestResolvedAway(t *testing.T) {
 // placeholder arguments fails its own subtest only.
 func TestEveryPathParameterKeepsTheIDRule(t *testing.T) {
 	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 500, nil, ""), nil }}
-	c := fakeClient(t, f).ClientInterface.(*gen.Client)
-	v := reflect.ValueOf(c)
+	v := reflect.ValueOf(fakeClient(t, f).ClientInterface)
 	for i := range v.NumMethod() {
 		m := v.Type().Method(i)
 		ft := m.Type // In(0) is the receiver, In(1) the context
@@ -128,7 +86,7 @@ func TestEveryPathParameterKeepsTheIDRule(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/arg%d=%q", m.Name, j-1, bad), func(t *testing.T) {
 					defer func() {
 						if r := recover(); r != nil {
-							t.Fatalf("gen.Client.%s panicked: %v", m.Name, r)
+							t.Fatalf("%s panicked: %v", m.Name, r)
 						}
 					}()
 					args := []reflect.Value{reflect.ValueOf(bg)}
@@ -184,109 +142,17 @@ func TestBaseURLNamingAnOperation(t *testing.T) {
 	}
 }
 
-// TestAmbiguousPathToldApartBySender: where an empty, "." or ".." id
-// makes a path that another operation has (DELETE /storage/ beside DELETE
-// /storage/{storage_id}), the generated method that sent it tells them
-// apart: gen's StorageDestroy with "" is refused; the same request sent by
-// another caller is that other operation's, and goes.
-func TestAmbiguousPathToldApartBySender(t *testing.T) {
-	doc := loadDocument([]byte(`{"paths":{
-		"/storage/{storage_id}":{"delete":{"operationId":"storage_destroy","responses":{"202":{}}}},
-		"/storage/":{"delete":{"operationId":"storage_destroy_all","responses":{"202":{}}}},
-		"/request/info/{request_id}":{"get":{"operationId":"get_request_info_request_info__request_id__get"}},
-		"/request/":{"get":{"operationId":"list_requests"}}}}`))
-	if rt, _ := doc.match("DELETE", "/storage/"); rt == nil || !rt.ambiguous {
-		t.Fatal("DELETE /storage/ is not marked ambiguous")
-	}
-	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, ""), nil }}
-	c := fakeClient(t, f)
-	doerOf(c).doc = doc
-	for _, id := range []string{"", "."} {
-		if _, err := c.StorageDestroy(bg, id); !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "invalid storage_id") {
-			t.Errorf("StorageDestroy(%q): %v", id, err)
-		}
-	}
-	if _, err := c.GetRequestInfo(bg, ".."); !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "invalid request_id") {
-		t.Errorf("GetRequestInfo(\"..\"): %v", err) // /request/info/.. is /request/
-	}
-	if f.n() != 0 {
-		t.Fatalf("%d sent", f.n())
-	}
-	req, _ := http.NewRequest(http.MethodDelete, "https://engine.test/storage/", nil)
-	if _, err := doerOf(c).Do(req); err != nil || f.n() != 1 {
-		t.Errorf("DELETE /storage/ from another caller: %v, %d sent", err, f.n())
-	}
-	if _, err := c.StorageDestroy(bg, "s-1"); err != nil || f.n() != 2 {
-		t.Errorf("StorageDestroy(s-1): %v", err)
-	}
-}
-
-// TestSegmentWithSeveralParameters: a segment holding two parameters
-// ("{name}-{version}.tgz") matches without a panic, whatever its text, and
-// keeps the id rule on the whole segment, naming both.
-func TestSegmentWithSeveralParameters(t *testing.T) {
-	doc := loadDocument([]byte(`{"paths":{
-		"/charts/{name}-{version}.tgz":{"get":{}},
-		"/f/{a}.{b}":{"get":{}}}}`))
-	for p, want := range map[string]string{
-		"/charts/a-1.tgz":   "",
-		"/f/..x":            "",
-		"/f/x":              "",
-		"/charts/a%2F1.tgz": "invalid name or version: contains '/'",
-		"/f/%2E%2E":         `invalid a or b: is "..", which would address another path`,
-	} {
-		req, _ := http.NewRequest("GET", "https://x"+p, nil)
-		rt, err := doc.request(req, "", true)
-		switch {
-		case want == "" && (err != nil || rt == nil):
-			t.Errorf("GET %s: %v, %v", p, rt, err)
-		case want != "" && (!errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), want)):
-			t.Errorf("GET %s: %v, want %q", p, err, want)
-		}
-	}
-}
-
-// TestMostLiteralTemplateWins: of two templates a path fits, the one with
-// more literal text wins, a segment's included ("{name}.json" over
-// "{name}").
-func TestMostLiteralTemplateWins(t *testing.T) {
-	doc := loadDocument([]byte(`{"paths":{"/g/{name}":{"get":{}},"/g/{name}.json":{"get":{}},"/g/latest":{"get":{}}}}`))
-	for p, want := range map[string]string{"/g/a.json": "/g/{name}.json", "/g/a": "/g/{name}", "/g/latest": "/g/latest"} {
-		if rt, _ := doc.match("GET", p); rt == nil || rt.template != want {
-			t.Errorf("GET %s: %v, want %s", p, rt, want)
-		}
-	}
-}
-
-// TestSenderWinsOverAMoreLiteralTemplate: where the path a generated method
-// built also fits a more literal template of another operation (frigate's
-// GET /{camera_name}/latest.{extension} and GET /review/{review_id}), the
-// request goes, and its answer is checked against the sender's operation.
-func TestSenderWinsOverAMoreLiteralTemplate(t *testing.T) {
-	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, destroyOK), nil }}
-	c := fakeClient(t, f)
-	doerOf(c).doc = loadDocument([]byte(`{"paths":{
-		"/{kind}/{storage_id}":{"delete":{"operationId":"storage_destroy","responses":{"202":{"content":{"application/json":{}}}}}},
-		"/storage/{other}":{"delete":{"operationId":"other","responses":{"200":{"content":{"image/png":{}}}}}}}}`))
-	if r, err := c.StorageDestroyWithResponse(bg, "s-1"); err != nil || r.JSON202 == nil || f.n() != 1 {
-		t.Fatalf("StorageDestroy: %v, %d sent", err, f.n())
-	}
-}
-
 // TestRequestEditorMovesThePath: a request editor that puts a gateway's
 // prefix before the path breaks nothing: the request goes and is checked as
 // its operation's; the id rule still holds.
 func TestRequestEditorMovesThePath(t *testing.T) {
 	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, destroyOK), nil }}
-	gateway := gen.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+	gateway := WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 		r.URL.Path = "/gw/v1" + r.URL.Path
 		return nil
 	})
-	for _, opts := range [][]Option{nil, {WithoutClientValidation()}} {
-		c, err := gen.NewClientWithResponses("https://engine.test", gen.WithHTTPClient(doerOf(fakeClient(t, f, opts...))), gateway)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, opts := range [][]Option{{gateway}, {gateway, WithoutClientValidation()}} {
+		c := fakeClient(t, f, opts...)
 		n := f.n()
 		if r, err := c.StorageDestroyWithResponse(bg, "s-1"); err != nil || r.JSON202 == nil || f.get(n).path != "/gw/v1/storage/s-1" {
 			t.Errorf("StorageDestroy(s-1): %v", err)
@@ -309,10 +175,73 @@ func TestHeadSuccessWithContentLength(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := doerOf(c)
-	d.doc = loadDocument([]byte(`{"paths":{"/ping":{"head":{"responses":{"204":{},"200":{}}}}}}`))
+	ping := &operation{method: "HEAD", path: "/ping", statuses: map[int]declared{200: anyBody, 204: anyBody}}
 	req, _ := http.NewRequest(http.MethodHead, srv.URL+"/ping", nil)
-	if resp, err := d.Do(req); err != nil || resp.StatusCode != 200 {
+	if resp, err := doerOf(c).do(ping, req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("HEAD /ping: %v", err)
 	}
+}
+
+// TestOperationSuccesses: the response check applies the operation's
+// table: an exact status, then the rule for any other 2xx; a status it
+// does not declare, or a JSON-only success without JSON, is a
+// *DecodeError with the response's status; what it declares passes as it
+// comes.
+func TestOperationSuccesses(t *testing.T) {
+	var next answerOf
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+		return reply(r, next.code, http.Header{"Content-Type": {next.ctype}}, next.body), nil
+	}}
+	d := doerOf(fakeClient(t, f))
+	op := &operation{method: "GET", path: "/things/{id}", params: []string{"id"},
+		statuses: map[int]declared{200: jsonBody, 204: anyBody, 202: anyBody}, other2xx: jsonBody}
+	undeclared := &operation{method: "GET", path: "/things/{id}", params: []string{"id"}, statuses: map[int]declared{200: jsonBody}}
+	for _, tc := range []struct {
+		op *operation
+		answerOf
+		ok bool
+	}{
+		{op, answerOf{200, "application/json", infoOK}, true},
+		{op, answerOf{204, "", ""}, true},
+		{op, answerOf{204, "application/json", ""}, true}, // declared without a body: not checked
+		{op, answerOf{202, "text/plain", "queued"}, true},
+		{op, answerOf{206, "application/json", `{}`}, true}, // "2XX"
+		{op, answerOf{206, "text/plain", "part"}, false},
+		{op, answerOf{200, "text/plain", "ok"}, false},
+		{op, answerOf{200, "", "ok"}, false},
+		{undeclared, answerOf{201, "application/json", `{}`}, false},
+		{op, answerOf{200, "application/json", `{"a":`}, false},
+		{op, answerOf{202, "application/json", `{`}, true}, // declared without JSON: not checked
+		{nil, answerOf{299, "text/html", "<p>"}, true},     // an unknown operation: any 2xx
+		{nil, answerOf{299, "application/json", "<p>"}, false},
+	} {
+		next = tc.answerOf
+		req, _ := http.NewRequest(http.MethodGet, "https://engine.test/things/t-1", nil)
+		resp, err := d.do(tc.op, req)
+		var de *DecodeError
+		switch {
+		case tc.ok && (err != nil || resp.StatusCode != tc.code):
+			t.Errorf("GET %d %s: %v", tc.code, tc.ctype, err)
+		case !tc.ok && (!errors.As(err, &de) || de.StatusCode != tc.code):
+			t.Errorf("GET %d %s: %v, want a *DecodeError for %d", tc.code, tc.ctype, err, tc.code)
+		}
+	}
+}
+
+type answerOf struct {
+	code        int
+	ctype, body string
+}
+
+// FuzzOperationAt: any base URL path, against the operations of the spec,
+// never panics, and what it names is one of them.
+func FuzzOperationAt(f *testing.F) {
+	f.Add("/storage/attach")
+	f.Add("/tp/request/info/req_1/")
+	f.Add("//")
+	f.Fuzz(func(t *testing.T, p string) {
+		if got := operationAt(p); got != "" && !slices.ContainsFunc(operations[:], func(op operation) bool { return got == op.method+" "+op.path }) {
+			t.Fatalf("%q names %q, no operation", p, got)
+		}
+	})
 }

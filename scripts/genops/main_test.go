@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// genSource is what oapi-codegen writes for three operations, cut to what
+// genops reads: the interfaces, their docs and their imports. A path
+// parameter that is not a string, one used twice in its template, and
+// one named as genops' receiver are there; so is the doc of an operation
+// without a summary.
+const genSource = `package gen
+
+import (
+	"context"
+	"io"
+	"net/http"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+)
+
+type ClientInterface interface {
+	// GetThing Get a thing
+	//
+	// Corresponds with GET /things/{thing_id}/parts/{c} (the ` + "`GetThing`" + ` operationId).
+	GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *GetThingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutTwiceWithBody PutTwice performs a PUT /a/{x}/b/{x} (the ` + "`PutTwice`" + ` operationId) request,
+	// with any type of body and a specified content type.
+	PutTwiceWithBody(ctx context.Context, x Kind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Ping Corresponds with HEAD /ping (the ` + "`Ping`" + ` operationId).
+	Ping(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+type ClientWithResponsesInterface interface {
+	// GetThingWithResponse Corresponds with GET /things/{thing_id}/parts/{c} (the ` + "`GetThing`" + ` operationId).
+	GetThingWithResponse(ctx context.Context, thingID openapi_types.UUID, c string, params *GetThingParams, reqEditors ...RequestEditorFn) (*GetThingResponse, error)
+	// PutTwiceWithBodyWithResponse PutTwice performs a PUT /a/{x}/b/{x} (the ` + "`PutTwice`" + ` operationId) request.
+	PutTwiceWithBodyWithResponse(ctx context.Context, x Kind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutTwiceResponse, error)
+	// PingWithResponse Corresponds with HEAD /ping (the ` + "`Ping`" + ` operationId).
+	PingWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PingResponse, error)
+}
+`
+
+// TestGenerate: each method of gen.ClientInterface gets its operation from
+// its doc, checks its path arguments (a non-string one through pathText, a
+// parameter used twice once) and calls through its operation's gen.Client,
+// gen's types qualified and imported; each response type names its
+// operation once.
+func TestGenerate(t *testing.T) {
+	responses := map[string]map[string]*response{
+		"GET /things/{thing_id}/parts/{c}": {"200": {Content: map[string]json.RawMessage{"application/json": nil}}},
+		"PUT /a/{x}/b/{x}":                 {"204": {}},
+		"HEAD /ping":                       {},
+	}
+	out, err := generate([]byte(genSource), responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(out)
+	for _, want := range []string{
+		`openapi_types "github.com/oapi-codegen/runtime/types"`,
+		`{method: "GET", path: "/things/{thing_id}/parts/{c}", params: []string{"thing_id", "c"}, statuses: map[int]declared{200: jsonBody}, other2xx: notDeclared},`,
+		`{method: "PUT", path: "/a/{x}/b/{x}", params: []string{"x"}, statuses: map[int]declared{204: anyBody}, other2xx: notDeclared},`,
+		`{method: "HEAD", path: "/ping", statuses: map[int]declared{}, other2xx: someJSON},`,
+		"func (c_ *client) GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *gen.GetThingParams, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {",
+		"if err := c_.path(&operations[0], pathText(thingID), c); err != nil {",
+		"return c_.ops[0].GetThing(ctx, thingID, c, params, reqEditors...)",
+		"if err := c.path(&operations[1], pathText(x)); err != nil {",
+		"return c.ops[1].PutTwiceWithBody(ctx, x, contentType, body, reqEditors...)",
+		"func (c *client) Ping(ctx context.Context, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {\n\treturn c.ops[2].Ping(ctx, reqEditors...)",
+		"case *gen.PutTwiceResponse, gen.PutTwiceResponse:\n\t\treturn &operations[1]",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the output lacks %q:\n%s", want, src)
+		}
+	}
+	if _, err := generate([]byte(strings.Replace(genSource, "Corresponds with HEAD", "Sends HEAD", 2)), responses); err == nil || !strings.Contains(err.Error(), "Ping: its doc names no operation") {
+		t.Errorf("a method whose doc names no operation: %v", err)
+	}
+	delete(responses, "HEAD /ping")
+	if _, err := generate([]byte(genSource), responses); err == nil || !strings.Contains(err.Error(), "HEAD /ping is not in the spec") {
+		t.Errorf("an operation the spec lacks: %v", err)
+	}
+}
+
+// TestSuccesses: an exact status wins over "2XX", which wins over
+// "default"; "default" counts only where no 2xx is declared; an operation
+// that declares no response takes any 2xx; a response's body is JSON only,
+// JSON among others, or no JSON ($refs followed).
+func TestSuccesses(t *testing.T) {
+	spec := `{"paths":{"/x":{"parameters":[],"get":{"responses":{
+		"200":{"content":{"application/json":{}}},
+		"202":{"content":{"text/plain":{},"Application/Problem+JSON":{}}},
+		"204":{"description":"gone"},
+		"2XX":{"content":{"application/json":{}}},
+		"default":{"content":{"text/plain":{}}}}},
+	  "put":{"responses":{"default":{"$ref":"#/components/responses/Any"},"404":{}}},
+	  "post":{}}},
+	 "components":{"responses":{"Any":{"content":{"application/json":{}}}}}}`
+	file := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	responses, err := declaredResponses(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string][2]string{
+		"GET /x":  {"200: jsonBody, 202: someJSON, 204: anyBody", "jsonBody"},
+		"PUT /x":  {"", "jsonBody"},
+		"POST /x": {"", "someJSON"},
+	} {
+		if statuses, other := successes(responses[key]); statuses != want[0] || other != want[1] {
+			t.Errorf("%s: %q, %s; want %q, %s", key, statuses, other, want[0], want[1])
+		}
+	}
+	if statuses, other := successes(map[string]*response{"default": {}, "201": {}}); statuses != "201: anyBody" || other != "notDeclared" {
+		t.Errorf(`"default" beside a 2xx: %q, %s`, statuses, other)
+	}
+}
