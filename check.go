@@ -1,15 +1,65 @@
 package tensorpool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/internal/mediatype"
+	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
+
+// read reads resp's body, at most maxBody bytes, and closes it. A 2xx body
+// past the cap or cut short is a *DecodeError. Any other status keeps what
+// could be read, marked truncated, so that the status is never lost.
+func read(req *http.Request, resp *http.Response, maxBody int64, redact redactor) (*body, error) {
+	defer resp.Body.Close()
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	fail := func(err error) error {
+		return &DecodeError{StatusCode: resp.StatusCode, Method: req.Method, Path: redact.text(req.URL.Path),
+			ContentType: servertext.Clean(redact.text(resp.Header.Get("Content-Type"))), Err: err}
+	}
+	size := resp.ContentLength // announced; a HEAD's is the GET's, its body empty
+	if resp.Body == http.NoBody {
+		size = 0
+	}
+	if ok && size > maxBody {
+		return nil, fail(fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, maxBody))
+	}
+	b := &body{lr: io.LimitedReader{R: resp.Body, N: maxBody + 1}, redact: redact.text} // one allocation for both
+	var err error
+	if n := min(size, maxBody); n >= 0 { // as announced (up to the cap), and one byte more to see a longer body
+		b.data = make([]byte, n+1)
+		var k int
+		if k, err = io.ReadFull(&b.lr, b.data); int64(k) == n && (err == io.ErrUnexpectedEOF || err == io.EOF) {
+			b.data, err = b.data[:k], nil
+		} else {
+			b.data = b.data[:k]
+		}
+	}
+	if err == nil && (size < 0 || int64(len(b.data)) > min(size, maxBody)) {
+		// bytes.Buffer growing by doubling: a large body costs about twice
+		// its size, where io.ReadAll costs five.
+		buf := bytes.NewBuffer(b.data)
+		_, err = buf.ReadFrom(&b.lr)
+		b.data = buf.Bytes()
+	}
+	b.lr.R = nil
+	switch {
+	case ok && int64(len(b.data)) > maxBody:
+		return nil, fail(fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, maxBody))
+	case ok && err != nil:
+		return nil, fail(bodyLost{fmt.Errorf("reading the body: %w", err)})
+	case err != nil || int64(len(b.data)) > maxBody:
+		b.truncated, b.data = true, b.data[:min(int64(len(b.data)), maxBody)]
+	}
+	return b, nil
+}
 
 // finish makes resp, read into b, what the caller gets, then checks it.
 // A success's body and header values reach the caller as sent, but for an
@@ -18,18 +68,18 @@ import (
 // generated parsers look for "json" case-sensitively. resp.Request is req,
 // or a copy of it if its path held the key. A poll of package wait's is
 // returned unchecked: wait checks it itself.
-func (d *doer) finish(op *operation, req *http.Request, resp *http.Response, b *body, poll bool) (*http.Response, error) {
+func finish(op *operation, req *http.Request, resp *http.Response, b *body, redact redactor, poll bool) (*http.Response, error) {
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-		b.data = d.redact.data(b.data)
-		d.redact.header(resp.Header, d.redact.value)
+		b.data = redact.data(b.data)
+		redact.header(resp.Header, redact.value)
 	} else {
-		b.data = []byte(d.redact.text(string(b.data)))
-		d.redact.header(resp.Header, d.redact.text)
+		b.data = []byte(redact.text(string(b.data)))
+		redact.header(resp.Header, redact.text)
 	}
 	b.Reset(b.data)
 	resp.Header = mediatype.Normalize(resp.Header)
 	resp.Body, resp.ContentLength, resp.Request = b, int64(len(b.data)), req
-	if p := d.redact.text(req.URL.Path); p != req.URL.Path {
+	if p := redact.text(req.URL.Path); p != req.URL.Path {
 		r, u := *req, *req.URL
 		u.Path, u.RawPath = p, ""
 		r.URL = &u
@@ -49,17 +99,22 @@ func (d *doer) finish(op *operation, req *http.Request, resp *http.Response, b *
 // or a *DecodeError for an undeclared 2xx or one without the JSON body op
 // declares. data is the body; b the doer's, if it read it.
 func checkResponse(op *operation, resp *http.Response, data []byte, b *body) error {
+	var redact func(string) string
+	truncated := false
+	if b != nil {
+		redact, truncated = b.redact, b.truncated
+	}
 	code := resp.StatusCode
 	if code < 200 || code > 299 {
-		return newAPIError(resp, data, b)
+		return newAPIError(resp, data, redact, truncated)
 	}
 	switch success, isJSON := op.success(code), mediatype.IsJSON(resp.Header.Get("Content-Type")); {
 	case success == notDeclared:
-		return newDecodeError(resp, data, b, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
+		return newDecodeError(resp, data, redact, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
 	case success == jsonBody && !isJSON:
-		return newDecodeError(resp, data, b, errors.New("the body is not the JSON the API spec declares"))
+		return newDecodeError(resp, data, redact, errors.New("the body is not the JSON the API spec declares"))
 	case success >= someJSON && isJSON && !json.Valid(data):
-		return newDecodeError(resp, data, b, json.Unmarshal(data, new(json.RawMessage)))
+		return newDecodeError(resp, data, redact, json.Unmarshal(data, new(json.RawMessage)))
 	}
 	return nil
 }
@@ -112,3 +167,27 @@ func Check[R Response](r R, err error) (R, error) {
 	b, _ := hr.Body.(*body)
 	return r, checkResponse(operationOf(r), hr, r.GetBody(), b)
 }
+
+// body is a response body the doer read in full. Check reads truncated and
+// redact from it; package wait reads Redact.
+type body struct {
+	bytes.Reader
+	data      []byte
+	lr        io.LimitedReader    // reads the response's body, in read
+	truncated bool                // cut at the cap, or the connection dropped
+	redact    func(string) string // the rule for diagnostics
+}
+
+func (*body) Close() error { return nil }
+
+// Redact applies the client's redaction rule for diagnostics, so that
+// package wait can put server text in its errors without the key.
+func (b *body) Redact(s string) string { return b.redact(s) }
+
+// bodyLost is the cause of a *DecodeError for a 2xx body lost mid-way. It
+// may come whole next time, whatever the cause's type
+// (internal/transient.Marker).
+type bodyLost struct{ error }
+
+func (e bodyLost) Unwrap() error   { return e.error }
+func (e bodyLost) Transient() bool { return true }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/internal/pathparam"
 )
 
 const (
@@ -72,15 +73,56 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 		cfg.timeout = hc.Timeout
 	}
 	hc.Timeout = 0 // the doer bounds the whole call, body included
-	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect, u.Scheme, u.Host)
-	d := &doer{hc: &hc, auth: bearer(cfg.key), scheme: u.Scheme, host: u.Host, redact: redact, timeout: cfg.timeout,
-		retry: cfg.retry, maxBody: cfg.maxBody, logger: cfg.logger, userAgent: []string{userAgent(cfg.userAgent)}, validate: !cfg.noValidation, doc: spec()}
+	o := origin{scheme: u.Scheme, host: u.Host, auth: bearer(cfg.key), userAgent: []string{userAgent(cfg.userAgent)}}
+	hc.CheckRedirect = o.redirectPolicy(hc.CheckRedirect)
+	d := &doer{hc: &hc, origin: o, redact: redact, timeout: cfg.timeout, retry: cfg.retry, maxBody: cfg.maxBody,
+		log: logger{cfg.logger, redact.text}, validate: !cfg.noValidation, doc: spec()}
 	base, err := gen.NewClient(cfg.baseURL, cfg.editors...)
 	if err != nil {
 		return nil, redact.err(err)
 	}
-	return &gen.ClientWithResponses{ClientInterface: newClient(base, d)}, nil
+	c := &client{ops: make([]gen.Client, len(operations)), d: d}
+	for i := range operations {
+		c.ops[i] = *base
+		c.ops[i].Client = operationDoer{d, &operations[i]}
+	}
+	return &gen.ClientWithResponses{ClientInterface: c}, nil
 }
+
+// client implements gen.ClientInterface; its methods are generated
+// (operations.gen.go). Each method checks its path arguments (path), then
+// calls through the gen.Client of its operation, whose doer is told the
+// operation.
+type client struct {
+	ops []gen.Client // by index in operations
+	d   *doer
+}
+
+// path checks the path arguments of a call of op, in the order of
+// op.params, before the request is built. It returns an ErrInvalidRequest
+// error for a value the id rule refuses (always) or for one that breaks
+// its schema (unless validation is off).
+func (c *client) path(op *operation, values ...string) error {
+	for i, v := range values {
+		why := pathparam.Invalid(v)
+		if s := c.d.doc.ops[op].params[op.params[i]]; why == "" && s != nil && c.d.validate {
+			_, why = c.d.doc.check(v, s, "")
+		}
+		if why != "" {
+			return c.d.redact.err(&invalidRequest{op.method, op.path, op.params[i], why})
+		}
+	}
+	return nil
+}
+
+// operationDoer is the gen.HttpRequestDoer of one operation's gen.Client.
+type operationDoer struct {
+	d  *doer
+	op *operation
+}
+
+// Do implements gen.HttpRequestDoer.
+func (o operationDoer) Do(req *http.Request) (*http.Response, error) { return o.d.do(o.op, req) }
 
 // checkBaseURL parses the base URL and applies the https rule. Errors quote
 // it without userinfo, or not at all if it does not parse. Plain http may go

@@ -50,15 +50,16 @@ type APIError struct {
 	Truncated bool
 }
 
-// newAPIError builds the error of a non-2xx response whose body is data; b
-// is the doer's body, if the response came through one.
-func newAPIError(resp *http.Response, data []byte, b *body) *APIError {
+// newAPIError builds the error of a non-2xx response whose body is data.
+// redact is the client's rule, if the client read the body, and truncated
+// says whether it had to cut it.
+func newAPIError(resp *http.Response, data []byte, redact func(string) string, truncated bool) *APIError {
 	e := &APIError{StatusCode: resp.StatusCode}
 	if resp.Request != nil && resp.Request.URL != nil {
 		e.Method, e.Path = resp.Request.Method, resp.Request.URL.Path
 	}
 	e.RetryAfter, _ = retryafter.Parse(resp.Header, time.Now())
-	e.Body, e.Truncated = errorBody(data, b)
+	e.Body, e.Truncated = errorBody(data, redact), truncated
 	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), data, false)
 	if u, err := resp.Location(); e.Message == "" && err == nil && resp.StatusCode/100 == 3 {
 		e.Message = servertext.Clean("redirect to " + urlString(u) + " not followed") // no userinfo
@@ -66,14 +67,14 @@ func newAPIError(resp *http.Response, data []byte, b *body) *APIError {
 	return e
 }
 
-// errorBody is the start of data for an error: cut, then redacted (catching
-// a key cut there) if the doer read it; and whether the doer had to cut it.
-func errorBody(data []byte, b *body) ([]byte, bool) {
+// errorBody is the start of data for an error: cut, then redacted if the
+// client read it (a key cut there is caught).
+func errorBody(data []byte, redact func(string) string) []byte {
 	data = data[:min(len(data), maxErrorBody)]
-	if b == nil {
-		return bytes.Clone(data), false
+	if redact == nil {
+		return bytes.Clone(data)
 	}
-	return []byte(b.redact(string(data))), b.truncated
+	return []byte(redact(string(data)))
 }
 
 // Error implements error: method, path, status and the server's message.
@@ -163,15 +164,15 @@ type DecodeError struct {
 	Err  error // what went wrong
 }
 
-// newDecodeError builds the error of a 2xx response Check refuses.
-func newDecodeError(resp *http.Response, data []byte, b *body, err error) *DecodeError {
+// newDecodeError builds the error of a 2xx response Check refuses; redact
+// as for newAPIError.
+func newDecodeError(resp *http.Response, data []byte, redact func(string) string, err error) *DecodeError {
 	e := &DecodeError{StatusCode: resp.StatusCode, Err: err}
 	if resp.Request != nil && resp.Request.URL != nil {
 		e.Method, e.Path = resp.Request.Method, resp.Request.URL.Path
 	}
-	e.Body, _ = errorBody(data, b)
-	ct, _ := errorBody([]byte(resp.Header.Get("Content-Type")), b)
-	e.ContentType = servertext.Clean(string(ct))
+	e.Body = errorBody(data, redact)
+	e.ContentType = servertext.Clean(string(errorBody([]byte(resp.Header.Get("Content-Type")), redact)))
 	return e
 }
 

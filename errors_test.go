@@ -45,7 +45,7 @@ func TestAPIErrorMessages(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := &http.Response{StatusCode: 409, Header: http.Header{"Content-Type": {tc.ctype}}}
-			e := newAPIError(resp, []byte(tc.body), nil)
+			e := newAPIError(resp, []byte(tc.body), nil, false)
 			if e.Message != tc.want || len(e.Details) != tc.details {
 				t.Errorf("Message %q (%d details), want %q (%d)", e.Message, len(e.Details), tc.want, tc.details)
 			}
@@ -54,11 +54,11 @@ func TestAPIErrorMessages(t *testing.T) {
 			}
 		})
 	}
-	e := newAPIError(&http.Response{StatusCode: 400, Header: http.Header{}}, []byte(`{"detail":"`+long+`"}`), nil)
+	e := newAPIError(&http.Response{StatusCode: 400, Header: http.Header{}}, []byte(`{"detail":"`+long+`"}`), nil, false)
 	if len(e.Message) > servertext.MaxLen || !utf8.ValidString(e.Message) || !strings.HasSuffix(e.Message, "…") {
 		t.Errorf("long message: %d bytes, valid %t", len(e.Message), utf8.ValidString(e.Message))
 	}
-	big := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}}, make([]byte, 1<<20), nil)
+	big := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}}, make([]byte, 1<<20), nil, false)
 	if len(big.Body) != maxErrorBody || big.Truncated {
 		t.Errorf("Body %d bytes, want the first %d", len(big.Body), maxErrorBody)
 	}
@@ -67,7 +67,7 @@ func TestAPIErrorMessages(t *testing.T) {
 func TestAPIErrorFields(t *testing.T) {
 	req, _ := http.NewRequest("POST", "https://engine.tensorpool.dev/storage/attach?x=1", nil)
 	resp := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"12"}}, Request: req}
-	e := newAPIError(resp, []byte(`{"detail":"slow down"}`), nil)
+	e := newAPIError(resp, []byte(`{"detail":"slow down"}`), nil, false)
 	want := APIError{StatusCode: 429, Method: "POST", Path: "/storage/attach", Message: "slow down", RetryAfter: 12 * time.Second}
 	if e.StatusCode != want.StatusCode || e.Method != want.Method || e.Path != want.Path || e.Message != want.Message || e.RetryAfter != want.RetryAfter {
 		t.Errorf("got %+v", e)
@@ -242,7 +242,7 @@ func FuzzAPIError(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, ctype string, status int) {
 		req, _ := http.NewRequest("GET", "https://engine.test/x", nil)
 		resp := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {ctype}}, Request: req}
-		e := newAPIError(resp, body, nil)
+		e := newAPIError(resp, body, nil, false)
 		if len(e.Body) > maxErrorBody || len(e.Message) > servertext.MaxLen {
 			t.Fatalf("sizes: body %d, message %d", len(e.Body), len(e.Message))
 		}
@@ -252,7 +252,7 @@ func FuzzAPIError(f *testing.F) {
 		for _, key := range []string{testKey, hostileKey} {
 			// as the doer hands a body on: scrubbed
 			planted := strings.NewReplacer("{key}", key, "{ukey}", uEscape(key), "{mkey}", mixedEscape(key)).Replace(string(body))
-			e := newAPIError(resp, []byte(newRedactor(key).text(planted)), nil)
+			e := newAPIError(resp, []byte(newRedactor(key).text(planted)), nil, false)
 			outs := []string{e.Error(), fmt.Sprintf("%v", e), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", e), fmt.Sprintf("%x", e), string(e.Body)}
 			for _, d := range e.Details {
 				outs = append(outs, d.Msg, d.Type, fmt.Sprintf("%+v", d))

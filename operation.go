@@ -1,10 +1,7 @@
 package tensorpool
 
 import (
-	"net/http"
 	"strings"
-
-	"github.com/tensorpool/tensorpool-go/gen"
 )
 
 // operation is one operation of the spec, as scripts/genops read it from
@@ -37,35 +34,6 @@ func (op *operation) success(code int) declared {
 	}
 	return op.other2xx
 }
-
-// client implements gen.ClientInterface; its methods are generated
-// (operations.gen.go). Each method checks its path arguments (client.path),
-// then calls through the gen.Client of its operation, whose doer is told
-// the operation.
-type client struct {
-	ops []gen.Client // by index in operations
-	d   *doer
-}
-
-// newClient returns the client that sends through d, with base's server
-// and request editors.
-func newClient(base *gen.Client, d *doer) *client {
-	c := &client{ops: make([]gen.Client, len(operations)), d: d}
-	for i := range operations {
-		c.ops[i] = *base
-		c.ops[i].Client = operationDoer{d, &operations[i]}
-	}
-	return c
-}
-
-// operationDoer is the gen.HttpRequestDoer of one operation's gen.Client.
-type operationDoer struct {
-	d  *doer
-	op *operation
-}
-
-// Do implements gen.HttpRequestDoer.
-func (o operationDoer) Do(req *http.Request) (*http.Response, error) { return o.d.do(o.op, req) }
 
 // operationAt returns the method and path of an operation whose path ends
 // the base URL's path p, or "": a base URL that names an operation

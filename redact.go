@@ -181,3 +181,30 @@ func (e *redactedError) As(target any) bool {
 	}
 	return true
 }
+
+// urlString prints u without userinfo, as url.URL.Redacted does not: a user
+// name can be a credential (https://tp-KEY@host). Without a host, the same
+// mistake parses as a path or an opaque part ("tp-KEY@host/x"), so what
+// precedes an '@' in its first segment is dropped too.
+func urlString(u *url.URL) string {
+	c := *u
+	c.User = nil
+	for _, p := range []*string{&c.Opaque, &c.Path} {
+		seg, _, _ := strings.Cut(*p, "/")
+		if i := strings.LastIndexByte(seg, '@'); i >= 0 && c.Host == "" {
+			*p, c.RawPath = (*p)[i+1:], ""
+		}
+	}
+	return c.String()
+}
+
+// withoutUserinfo drops the userinfo from the URL of net/http's *url.Error:
+// a redirect can lead to a URL whose user name is a credential.
+func withoutUserinfo(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		if u, perr := url.Parse(ue.URL); perr == nil && u.User != nil {
+			return &url.Error{Op: ue.Op, URL: urlString(u), Err: ue.Err}
+		}
+	}
+	return err
+}

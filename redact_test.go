@@ -84,7 +84,7 @@ func TestNoPanicOnOddInput(t *testing.T) {
 			t.Fatalf("panic: %v", r)
 		}
 	}()
-	_ = newAPIError(&http.Response{}, []byte("{"), nil)
+	_ = newAPIError(&http.Response{}, []byte("{"), nil, false)
 	_, _ = Check[Response](nil, nil)
 	_ = IsStatus(nil)
 	var e *APIError

@@ -60,19 +60,19 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return d/2 + rand.N(d-d/2+1)
 }
 
-// again reports whether to send the request again after attempt (see the
-// package documentation), having waited if so. err is ctx's if it ends
+// again reports whether to send req again after attempt (see the package
+// documentation), having waited if so. It returns ctx's error if ctx ends
 // during the wait.
-func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (bool, error) {
+func (p RetryPolicy) again(ctx context.Context, log logger, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (bool, error) {
 	if attempt > maxRetries || ctx.Err() != nil {
 		return false, nil
 	}
 	reason, delay, hasHint := retryReason(req.Method, resp, err)
 	switch {
-	case reason == "" || hasHint && delay > d.retry.MaxRetryAfter:
+	case reason == "" || hasHint && delay > p.MaxRetryAfter:
 		return false, nil
 	case !hasHint:
-		delay = d.retry.backoff(attempt)
+		delay = p.backoff(attempt)
 	}
 	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(delay).Before(deadline) {
 		return false, nil
@@ -81,9 +81,7 @@ func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response
 		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 		_ = resp.Body.Close()
 	}
-	if d.logger != nil {
-		d.log(req, slog.LevelInfo, "tensorpool: retrying", attempt, slog.String("reason", reason), slog.Duration("delay", delay))
-	}
+	log.retry(req, attempt, reason, delay)
 	select {
 	case <-ctx.Done():
 		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", ctx.Err(), delay, reason)
@@ -91,10 +89,6 @@ func (d *doer) again(ctx context.Context, req *http.Request, resp *http.Response
 		return true, nil
 	}
 }
-
-// isSafeMethod reports whether a request with this method may be sent again
-// after it reached the server: it changes nothing there.
-func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
 
 // retryReason applies the retry table of the package documentation to one
 // attempt's response or error: why it may be sent again ("" if not), and
@@ -117,4 +111,42 @@ func retryReason(method string, resp *http.Response, err error) (reason string, 
 		return strconv.Itoa(code) + " " + http.StatusText(code), hint, hasHint
 	}
 	return "", 0, false
+}
+
+// isSafeMethod reports whether a request with this method may be sent again
+// after it reached the server: it changes nothing there.
+func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
+
+// logger writes the client's log lines (WithLogger): the method and URL,
+// the key scrubbed, never a header or a body.
+type logger struct {
+	l      *slog.Logger // nil: no log
+	redact func(string) string
+}
+
+// attempt logs one attempt at debug level: its status or error, and how
+// long it took.
+func (l logger) attempt(req *http.Request, attempt int, resp *http.Response, err error, start time.Time) {
+	if l.l == nil || !l.l.Enabled(req.Context(), slog.LevelDebug) {
+		return
+	}
+	var outcome slog.Attr
+	if err != nil {
+		outcome = slog.String("error", l.redact(err.Error()))
+	} else {
+		outcome = slog.Int("status", resp.StatusCode)
+	}
+	l.log(req, slog.LevelDebug, "tensorpool: request", attempt, slog.Duration("duration", time.Since(start)), outcome)
+}
+
+// retry logs a retry at info level: why, and after how long.
+func (l logger) retry(req *http.Request, attempt int, reason string, delay time.Duration) {
+	if l.l != nil {
+		l.log(req, slog.LevelInfo, "tensorpool: retrying", attempt, slog.String("reason", reason), slog.Duration("delay", delay))
+	}
+}
+
+func (l logger) log(req *http.Request, level slog.Level, msg string, attempt int, attrs ...slog.Attr) {
+	l.l.LogAttrs(req.Context(), level, msg, append([]slog.Attr{slog.String("method", req.Method),
+		slog.String("url", l.redact(urlString(req.URL))), slog.Int("attempt", attempt)}, attrs...)...)
 }

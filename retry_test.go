@@ -414,7 +414,7 @@ func TestAPIErrorRetryAfterUsesSharedParser(t *testing.T) {
 		{http.Header{"Retry-After": {"soon"}}, 0},
 	} {
 		resp := &http.Response{StatusCode: http.StatusTooManyRequests, Header: tc.header}
-		if got := newAPIError(resp, nil, nil).RetryAfter; got != tc.want {
+		if got := newAPIError(resp, nil, nil, false).RetryAfter; got != tc.want {
 			t.Errorf("Retry-After %v: APIError.RetryAfter = %v, want %v", tc.header, got, tc.want)
 		}
 	}

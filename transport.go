@@ -1,21 +1,71 @@
 package tensorpool
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
+	"time"
 )
+
+// origin is the base URL's scheme and host: the only origin that gets the
+// key. It sends each attempt of a call.
+type origin struct {
+	scheme, host string
+	auth         func(http.Header) // sets the key: the only place it is kept
+	userAgent    []string          // the User-Agent header's value
+}
+
+// bearer returns the auth step for key.
+func bearer(key string) func(http.Header) {
+	v := []string{"Bearer " + key} // shared by every request, never written
+	return func(h http.Header) { h["Authorization"] = v }
+}
+
+// send sends one attempt at req through hc, bounded by ctx, and logs it.
+// The attempt is a copy of req: the key (for the origin only) and the
+// User-Agent go in the copy's own header, and a retry rewinds the body.
+// So the request the caller can reach never holds the key.
+func (o origin) send(ctx context.Context, hc *http.Client, req *http.Request, attempt int, log logger) (*http.Response, error) {
+	r := req.WithContext(ctx)
+	r.Header = make(http.Header, len(req.Header)+2)
+	for k, v := range req.Header {
+		r.Header[k] = v // values are shared, never written
+	}
+	if strings.EqualFold(r.URL.Scheme, o.scheme) && strings.EqualFold(r.URL.Host, o.host) {
+		o.auth(r.Header)
+	} else {
+		delete(r.Header, "Authorization") // a request editor sent it elsewhere
+	}
+	if ua := req.Header["User-Agent"]; len(ua) > 0 && ua[0] != "" {
+		r.Header["User-Agent"] = []string{ua[0] + " " + o.userAgent[0]}
+	} else {
+		r.Header["User-Agent"] = o.userAgent // shared, never written
+	}
+	if attempt > 1 && req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("tensorpool: rewinding the request body for a retry: %w", err)
+		}
+		r.Body = body
+	}
+	start := time.Now()
+	resp, err := hc.Do(r)
+	err = withoutUserinfo(err)
+	log.attempt(req, attempt, resp, err, start)
+	return resp, err
+}
 
 // redirectPolicy is the http.Client.CheckRedirect NewClient installs. A GET
 // or HEAD follows redirects as user (else net/http's default) decides, and
-// the key goes only to the base URL's origin (scheme, host and port), even
-// where net/http would keep it (a subdomain, another port). Any other
-// method stops there, its redirect being the response: net/http would
-// replay it as a GET, which could seem to succeed though it never ran.
-func redirectPolicy(user func(*http.Request, []*http.Request) error, scheme, host string) func(*http.Request, []*http.Request) error {
+// the key goes only to the origin, even where net/http would keep it (a
+// subdomain, another port). Any other method stops there, its redirect
+// being the response: net/http would replay it as a GET, which could seem
+// to succeed though it never ran.
+func (o origin) redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
-		if !strings.EqualFold(req.URL.Scheme, scheme) || !strings.EqualFold(req.URL.Host, host) {
+		if !strings.EqualFold(req.URL.Scheme, o.scheme) || !strings.EqualFold(req.URL.Host, o.host) {
 			delete(req.Header, "Authorization")
 		}
 		switch {
@@ -28,26 +78,4 @@ func redirectPolicy(user func(*http.Request, []*http.Request) error, scheme, hos
 		}
 		return nil
 	}
-}
-
-// bearer returns the auth step for key.
-func bearer(key string) func(http.Header) {
-	v := []string{"Bearer " + key} // shared by every request, never written
-	return func(h http.Header) { h["Authorization"] = v }
-}
-
-// urlString prints u without userinfo, as url.URL.Redacted does not: a user
-// name can be a credential (https://tp-KEY@host). Without a host, the same
-// mistake parses as a path or an opaque part ("tp-KEY@host/x"), so what
-// precedes an '@' in its first segment is dropped too.
-func urlString(u *url.URL) string {
-	c := *u
-	c.User = nil
-	for _, p := range []*string{&c.Opaque, &c.Path} {
-		seg, _, _ := strings.Cut(*p, "/")
-		if i := strings.LastIndexByte(seg, '@'); i >= 0 && c.Host == "" {
-			*p, c.RawPath = (*p)[i+1:], ""
-		}
-	}
-	return c.String()
 }

@@ -694,7 +694,7 @@ func TestHugeErrorBodyKeepsStatus(t *testing.T) {
 	if !errors.As(err, &tooLarge) || !errors.Is(err, ErrResponseTooLarge) || tooLarge.StatusCode != 202 || tooLarge.Method != "POST" {
 		t.Errorf("err %v, want a *DecodeError wrapping ErrResponseTooLarge for the 202", err)
 	}
-	if e := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}}, nil, nil); e.Truncated {
+	if e := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}}, nil, nil, false); e.Truncated {
 		t.Error("a response of unknown origin marked truncated")
 	}
 }

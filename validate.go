@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/tensorpool/tensorpool-go/internal/pathparam"
 )
 
 // maxValidatedBody bounds what validation holds of a request body.
@@ -94,23 +92,6 @@ func loadDocument(data []byte, ops []operation) *document {
 	return d
 }
 
-// path checks the path arguments of a call of op, in the order of
-// op.params, before the request is built. It returns an ErrInvalidRequest
-// error for a value the id rule refuses (always) or for one that breaks
-// its schema (unless validation is off).
-func (c *client) path(op *operation, values ...string) error {
-	for i, v := range values {
-		why := pathparam.Invalid(v)
-		if s := c.d.doc.ops[op].params[op.params[i]]; why == "" && s != nil && c.d.validate {
-			_, why = c.d.doc.check(v, s, "")
-		}
-		if why != "" {
-			return c.d.redact.err(&invalidRequest{op.method, op.path, op.params[i], why})
-		}
-	}
-	return nil
-}
-
 // pathText is the text the id rule checks of a path argument that is not
 // a string, as the generated builders write it: a list's items joined by
 // commas (the "simple" style), anything else as fmt prints it.
@@ -134,8 +115,8 @@ func pathText(v any) string {
 // that req's JSON body breaks. A body without GetBody is read into memory
 // and made replayable. Malformed JSON is sent: the server's 422 says more
 // than the client could.
-func (d *doer) body(op *operation, req *http.Request) error {
-	s := d.doc.ops[op].body
+func (d *document) body(op *operation, req *http.Request) error {
+	s := d.ops[op].body
 	if s == nil {
 		return nil
 	}
@@ -144,8 +125,8 @@ func (d *doer) body(op *operation, req *http.Request) error {
 	if err != nil || json.Unmarshal(b, &v) != nil {
 		return err
 	}
-	if field, why := d.doc.check(v, s, ""); why != "" {
-		return d.redact.err(&invalidRequest{op.method, op.path, field, why})
+	if field, why := d.check(v, s, ""); why != "" {
+		return &invalidRequest{op.method, op.path, field, why}
 	}
 	return nil
 }
