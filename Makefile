@@ -43,11 +43,13 @@ check-peers:
 	@./.ci/setup peers
 	@MAKE='$(MAKE)' ./scripts/steps.sh check-peers $(PEERS)
 
-## check-specs: the whole pipeline on each real public document of testdata/specs, merged with openapi.json's
-## operations: update-spec from the file (prepare, generate, the engine's load), build, vet, the engine's seed flow
-## and the tests, in a copy of the repository each; a table of each stage's result and time at the end (CI runs it)
+## check-specs: the pipeline's tests, in copies of the repository (internal/specgrowth; CI runs it): above all, on
+## each real public document of testdata/specs, merged with openapi.json's operations, update-spec from the file
+## (prepare, generate, the engine's load), build, vet, the engine's seed flow and the tests, with a table of each
+## stage's result and time at the end; then update-spec's verdicts and report, the spec-diff and api-diff gates,
+## the preparation rules, check-generated, .ci/run and .ci/setup
 check-specs:
-	TENSORPOOL_SPECS=1 $(GO) test -count=1 -run '^TestRealSpecs$$' -v -timeout 60m ./internal/specgrowth
+	TENSORPOOL_SPECS=1 $(GO) test -count=1 -v -timeout 60m ./internal/specgrowth
 
 ## check-floor: make check on the oldest Go that go.mod allows (GO_FLOOR, fetched through the module proxy).
 ## +auto lets a module whose go.mod needs a newer Go (tools/oasdiff, tools/apidiff, tools/benchstat) switch to its toolchain line; the library

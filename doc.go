@@ -1,98 +1,100 @@
-// Package tensorpool is the front door of the Go client for the TensorPool
-// API. It has the operations of the vendored spec: attach storage to a
-// cluster, destroy storage and request info; the rest (detach, clusters,
-// jobs) arrive when the upstream spec is synced. NewClient returns the
-// typed client that package gen generates from the vendored OpenAPI
-// document, with authentication, retries, a body cap, redaction and
-// validation, whose methods return an error for every answer but a success
-// the spec declares. Package wait polls asynchronous requests until they
-// finish; package tensorpooltest is an in-memory engine for tests. The
-// README is the guide; this documentation holds the exact rules.
+// Package tensorpool is the Go client for the TensorPool API.
+//
+// NewClient returns the client that package gen generates from the
+// vendored OpenAPI document. It adds authentication, validation, retries,
+// a cap on response bodies and redaction of the API key. Its methods return
+// an error for every answer except a success that the spec declares.
+// Package wait polls asynchronous requests until they finish. Package
+// tensorpooltest is an in-memory API for tests. The README is the guide;
+// this documentation holds the exact rules.
 //
 // # Authentication
 //
-// The key (WithAPIKey, else $TENSORPOOL_KEY) is sent as "Authorization:
-// Bearer <key>" only to the scheme, host and port of the base URL, never
-// along a redirect elsewhere, even where net/http would keep the header (a
-// subdomain, another port, https to http). Only a GET or HEAD follows
-// redirects: net/http would replay any other method as a GET, so its
-// redirect is the answer, an *APIError.
+// The key comes from WithAPIKey, or else from $TENSORPOOL_KEY. It is sent
+// as "Authorization: Bearer <key>", and only to the scheme, host and port
+// of the base URL. Redirects to any other origin lose it, even where
+// net/http would keep it (a subdomain, another port). Only a GET or a HEAD
+// follows redirects. For any other method, the redirect is the answer, an
+// *APIError: net/http would send it again as a GET.
 //
-// The key lives only in closures: no value a caller can reach (the client,
-// a response, its request and that request's context, an error) prints it
-// with any fmt verb. Diagnostics (error texts, an error response's body and
-// headers, log lines) show "[REDACTED]" for any printed form of the key (as
-// is, percent-encoded, JSON- or Go-escaped, JSON escapes decoded) and for
-// its start (4 characters or more, of a key of 8 or more) ending a text or
-// a JSON string, a key cut short; errors.Is still sees the cause of an
-// error so redacted. A successful response reaches the caller as the
-// server sent it, but for an exact echo of the whole key. NewClient
-// refuses a key shorter than 4 characters, which no rule could tell from a
-// word; one shorter than 8 is replaced only where it stands alone (no
-// letter or digit beside it), so that it garbles no word. No URL in an error or a log line shows userinfo.
+// No value you can reach holds the key: not the client, a response, its
+// request, its context or an error. Error texts, log lines, and an error
+// response's body and headers show "[REDACTED]" in its place. That covers
+// the key as it is, percent-encoded, and JSON- or Go-escaped. It also
+// covers a key cut short: its first 4 characters or more, at the end of a
+// text or of a JSON string, if the key has 8 or more. errors.Is still finds
+// the cause of a redacted error. A successful response reaches you as the
+// server sent it; only an exact copy of the whole key is replaced there.
+// NewClient refuses a key shorter than 4 characters, because no rule could
+// tell it from a word. A key shorter than 8 characters is replaced only
+// where no letter or digit touches it. No URL in an error or a log line
+// shows a user name or password.
 //
 // # Errors
 //
-// A method returns a nil error only for a success status the operation
-// declares, with the declared JSON body if it declares one (its typed
-// field, JSON200 or JSON202, is then set); for "2XX" or, when the operation
-// declares no 2xx, "default", likewise. Every other answer is an error, with
-// a nil response: an *APIError for a status outside 2xx, a *DecodeError for
-// any other 2xx (an undeclared status; a body that is not the declared
-// JSON, is cut short or is too large). A JSON body whose values do not fit
-// the generated types fails in the generated parser, with encoding/json's
-// error. Check applies the same rules to any other client's results.
+// A method returns a nil error only for a success status that its
+// operation declares. If that success has a JSON body, the body is there
+// and its typed field (JSON200, JSON202) is set. An exact status wins over
+// "2XX". "default" counts only for an operation that declares no 2xx.
+// Every other answer is an error, with a nil response:
 //
-// Before sending, a request fails with ErrInvalidRequest, naming what is
-// wrong, when it breaks a constraint of the spec (WithoutClientValidation
-// turns that off) or when a path parameter is empty, "." or "..", or
-// contains '/', '\' or a control character: a value that could address
-// another route (package wait refuses such request ids too). The generated
-// builders resolve dot segments, so the client sees an empty, "." or ".."
-// value only in the path it makes: one that fits no operation (refused), or
-// another operation's (GET /items/ for GET /items/{id} with ""), which it
-// tells apart by the generated method that sends the request. A request
-// that got no response fails with net/http's *url.Error. For the generated
-// parsers, a response's media type is lower-cased.
+//   - an *APIError for a status outside 2xx;
+//   - a *DecodeError for any other 2xx: a status the operation does not
+//     declare, or a body that is not the declared JSON, is cut short or is
+//     too large.
+//
+// A JSON body whose values do not fit the generated types fails in the
+// generated parser, with encoding/json's error. The client lower-cases a
+// response's media type, so that the generated parsers find "json" in any
+// case. A request that got no response fails with net/http's *url.Error. Check applies the same rules
+// to the results of any other client, such as a raw gen client or a mock.
+//
+// # Validation
+//
+// Each method knows its operation, because scripts/genops generated it
+// from gen's code and the spec. Before it builds the request, it checks
+// each path argument. A value that is empty, "." or "..", or that holds
+// '/', '\' or a control character, fails with ErrInvalidRequest: it could
+// address another path. Package wait applies the same rule to request ids.
+// Then, before sending, the client checks what the spec states of the
+// request: required fields, enums, patterns and the length of lists. A
+// request that breaks one fails with ErrInvalidRequest, which names the
+// field. Nothing is sent in either case. WithoutClientValidation turns the
+// second check off.
 //
 // # Retries
 //
-// The client retries, above http.Client, only when sending a request again
-// cannot repeat an effect on the server:
+// The client retries above http.Client, and only when sending a request
+// again cannot repeat an effect on the server:
 //
 //	what happened                          GET, HEAD   POST, DELETE, PUT, PATCH
 //	429 Too Many Requests                  retried     retried (refused before processing)
 //	408, 425, 500, 502, 503, 504           retried     not retried
-//	connection failed before connecting    retried     retried (the request never left)
-//	  (dial or DNS error, no connection)
-//	connection failed after connecting     retried     not retried (it may have been processed)
+//	no connection made (dial, DNS)         retried     retried (the request never left)
+//	connection lost after it was made      retried     not retried (it may have been processed)
 //	  (reset, EOF, HTTP/2 stream reset or
-//	  GOAWAY, a response cut in its status
-//	  line or headers, the transport's own
-//	  timeouts such as ResponseHeaderTimeout)
+//	  GOAWAY, a response cut in its head,
+//	  the transport's own timeouts)
 //	connection lost while reading the      retried     not retried
-//	  body (the client reads it, up to
-//	  the cap, before returning)
+//	  body (read before the call returns)
 //	any other status (3xx, 4xx, 501, ...)  not retried not retried
-//	the call's context cancelled or its    not retried not retried
-//	  deadline (WithTimeout) passed
-//	any other error: TLS (alerts too),     not retried not retried
-//	  certificates, "no such host", body
-//	  too large, an invalid header, an
-//	  unsupported scheme, a redirect loop,
-//	  a custom transport's own error (it
-//	  would fail the same way again)
+//	the call's context or WithTimeout ended not retried not retried
+//	any other error: TLS, certificates,    not retried not retried
+//	  "no such host", a body too large,
+//	  an invalid header, a redirect loop,
+//	  a custom transport's own error
 //
-// A request is sent at most 1 + RetryPolicy.MaxRetries times. The wait is
-// the response's Retry-After (seconds or an HTTP-date); one longer than
-// RetryPolicy.MaxRetryAfter is not waited for: the response is returned at
-// once, APIError.RetryAfter saying when to come back. Without it, retry n
-// waits a random time in [d/2, d], d = MinBackoff·2^(n-1) capped at
-// MaxBackoff. WithTimeout and the context bound the call as a whole, and no
-// wait starts that would end after either deadline. Bodies are replayed
-// through http.Request.GetBody; a streamed body without one is sent once.
+// A request is sent at most 1 + RetryPolicy.MaxRetries times. Before a
+// retry, the client waits as the response's Retry-After says (seconds or an
+// HTTP-date). A Retry-After longer than RetryPolicy.MaxRetryAfter is not
+// waited for: the response is returned at once, and APIError.RetryAfter
+// says when to come back. Without Retry-After, retry n waits a random time
+// between d/2 and d, where d is MinBackoff·2^(n-1), at most MaxBackoff.
+// WithTimeout and the context bound the call as a whole. No wait starts
+// that would end after either deadline. A body is sent again through
+// http.Request.GetBody; a streamed body without one is sent once.
 //
-// Requests from package wait are sent exactly once: wait's own schedule
-// alone decides what to poll again, so N polls make N requests.
-// Authentication, the body cap, validation and logging still apply.
+// Package wait's polls are sent exactly once: wait's own schedule decides
+// what to poll again. Authentication, validation, the body cap and logging
+// still apply to them.
 package tensorpool

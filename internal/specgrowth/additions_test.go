@@ -132,7 +132,7 @@ func TestGrownSpecIsValid(t *testing.T) {
 // enum values, and the CHANGELOG draft both. Then the copy must stay tidy, vet, and pass every
 // test but ContractCoverageTest: no hand edit anywhere.
 func TestGrownSpecNeedsNoHandEdits(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	tmp := t.TempDir()
 	grown, grownOps, enums := growSpec(t, tmp)

@@ -44,7 +44,7 @@ func unacknowledged(out string) []string {
 // with a reason; then make api-diff BASE=HEAD~1 (the same base, given by
 // hand) passes and shows the reason.
 func TestAPIDiffGateOnASchemaRename(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := copyRepo(t)
 	const oldName, newName = "StorageAttachRestRequest", "StorageAttachRequest"
@@ -100,7 +100,7 @@ func TestAPIDiffGateOnASchemaRename(t *testing.T) {
 // A new optional property adds a field: a compatible change, reported as a
 // minor bump, that passes the gate (uncommitted: CI mode compares with HEAD).
 func TestAPIDiffGateOnANewOptionalProperty(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := copyRepo(t)
 	if out := mustRun(t, dir, nil, "make", "check-api-diff"); !strings.Contains(out, "nothing to compare against") {

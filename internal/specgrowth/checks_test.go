@@ -37,7 +37,7 @@ func expectMake(t *testing.T, dir, target string, wantOK bool, why string, want 
 // make generate) and on any file in gen/ the generator does not write,
 // untracked or committed.
 func TestCheckGenerated(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := copyRepo(t)
 	expectMake(t, dir, "check-generated", true, "a clean tree")
@@ -68,7 +68,7 @@ func TestCheckGenerated(t *testing.T) {
 // The checks that list files with git fail, rather than pass on nothing,
 // outside a git checkout; check-format fails on an unformatted file.
 func TestChecksNeedAGitCheckout(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := copyRepo(t)
 	expectMake(t, dir, "check-format", true, "a clean tree")
@@ -94,7 +94,7 @@ func TestChecksNeedAGitCheckout(t *testing.T) {
 
 // check-vet vets every module with Go packages, the consumer stand-in too.
 func TestCheckVetCoversEveryModule(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := copyRepo(t)
 	writeFile(t, filepath.Join(dir, "internal", "testdata", "consumer", "vet.go"),

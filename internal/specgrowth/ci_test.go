@@ -72,7 +72,7 @@ var ciMakeCalls = []string{"make check", "make check-peers", "make check-specs"}
 // .ci/run deepens a shallow clone so that the spec-diff gate has a base, and
 // runs exactly `make check` (the README's test command), then `make check-peers`.
 func TestCIRunUnshallows(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	clone := shallowClone(t)
 	env, logFile := fakeTools(t, nil)
@@ -91,7 +91,7 @@ func TestCIRunUnshallows(t *testing.T) {
 // When the clone cannot be deepened, .ci/run still runs the checks (we do not
 // choose how CI clones) but warns before and after them, and the gate warns too.
 func TestCIRunWarnsOnAShallowClone(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	clone := shallowClone(t)
 	git(t, clone, "remote", "set-url", "origin", "file://"+filepath.Join(t.TempDir(), "gone"))
@@ -121,7 +121,7 @@ func TestCIRunWarnsOnAShallowClone(t *testing.T) {
 // .ci/run stops early, saying why, outside a git work tree and with a Go
 // older than go.mod's floor.
 func TestCIRunRefuses(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := t.TempDir()
 	for _, f := range []string{".ci/run", ".ci/setup", "go.mod"} {
@@ -154,7 +154,7 @@ func TestCIRunRefuses(t *testing.T) {
 // are the whole PATH, so that npm and shellcheck are missing whatever this
 // machine has.
 func TestSetupInstallsPeersWhenItCan(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := t.TempDir()
 	for _, f := range []string{".ci/setup", "go.mod"} {

@@ -83,7 +83,7 @@ func TestEveryMethodIsCallable(t *testing.T) {
 // configuration, builds, has the Go the case needs (a usable union, a
 // string parameter), and every client method can be called.
 func TestPreparedDocumentsGenerate(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	root := repoRoot(t)
 	goMod := "module prepcheck\n\ngo 1.25.0\n\nrequire github.com/oapi-codegen/runtime v1.8.0\n"
 	for name, wants := range prepDocs {
@@ -132,7 +132,7 @@ var prepNonWire = regexp.MustCompile(`^(api-operation-id-(added|removed)|.*-disc
 // testdata/prep, oasdiff finds no breaking change between the document
 // and its prepared copy, and no change at all but prepNonWire's.
 func TestPreparationIsWireNeutral(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	root := repoRoot(t)
 	docs := []string{filepath.Join(root, "openapi.json")}
 	for name := range prepDocs {

@@ -40,7 +40,7 @@ func TestRealSpecs(t *testing.T) {
 	if os.Getenv(specsEnv) == "" {
 		t.Skip("make check-specs runs it (" + specsEnv + "=1)")
 	}
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	root := repoRoot(t)
 	readme := string(readFile(t, filepath.Join(root, "testdata", "specs", "README.md")))
 	sums := regexp.MustCompile(`(?m)^([0-9a-f]{64})  (\S+)$`).FindAllStringSubmatch(readme, -1)

@@ -78,7 +78,7 @@ func removeAnOperation(t *testing.T, doc map[string]any) string {
 // exits 1, naming what needs a human. TestGrownSpecNeedsNoHandEdits covers a
 // spec that grows (report, normal form, regeneration, checks, CHANGELOG draft).
 func TestUpdateSpecFromLocalFile(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := copyRepo(t)
 	src := filepath.Join(t.TempDir(), "upstream.json")
@@ -124,7 +124,7 @@ func TestUpdateSpecFromLocalFile(t *testing.T) {
 
 // A failed download leaves everything as it was.
 func TestUpdateSpecRefusesABadDownload(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := copyRepo(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -144,7 +144,7 @@ func TestUpdateSpecRefusesABadDownload(t *testing.T) {
 // change until it is acknowledged with a reason, and lets a downgraded one
 // (a new response enum value, a warning) through.
 func TestSpecDiffGate(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	t.Parallel()
 	dir := copyRepo(t)
 	out := mustRun(t, dir, nil, "make", "check-spec-diff")
@@ -222,7 +222,7 @@ func TestSpecDiffGate(t *testing.T) {
 // no "--- FAIL" line) fails. The checks of the last cases are verdictCheck,
 // a make target of the copy's Makefile (and a tidy that fails, its own).
 func TestUpdateSpecVerdicts(t *testing.T) {
-	skipIfSlowOrNested(t)
+	onlyInCheckSpecs(t)
 	const verdictCheck = "\nverdict-check:\n\t$(GO) test -count=1 -run '^TestEveryOperationHasAContractTest$$' ./tensorpooltest $(wildcard ./verdict)\n"
 	addPing := func(doc map[string]any) {
 		doc["paths"].(map[string]any)["/specgrowth/ping"] = map[string]any{"get": map[string]any{"operationId": "ping",
