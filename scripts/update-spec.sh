@@ -121,7 +121,7 @@ if ! cmp -s go.mod "$tmp/old/go.mod"; then
 	newdeps="go.mod gains $deps(the regenerated gen/ imports it): a dependency of every user; keep it, or keep its content type out of the client (scripts/specprep)"
 fi
 
-goapi=$tmp/go.tsv # <package> <incompatible|compatible|broken> <change> <reason or ->
+goapi=$tmp/go.tsv # <package> <incompatible|expected|compatible|broken> <change> <reason or ->
 : >"$goapi"
 api=0
 GO=$GO API_DIFF_LIST=$goapi ./scripts/api-diff.sh HEAD || api=$?
@@ -129,7 +129,7 @@ GO=$GO API_DIFF_LIST=$goapi ./scripts/api-diff.sh HEAD || api=$?
 # The semver bump of the whole change (see the rule at the top).
 has() { awk -F'\t' -v k="$2" '$2 == k { f = 1 } END { exit !f }' "$1"; }
 bump='patch'
-if grep -q -E '^(error|warning|info) ' "$wire" || has "$goapi" compatible; then
+if grep -q -E '^(error|warning|info) ' "$wire" || has "$goapi" compatible || has "$goapi" expected; then
 	bump=minor
 fi
 if grep -q -E '^error ' "$wire" || has "$goapi" incompatible; then
@@ -173,6 +173,9 @@ draft=$tmp/draft.md
 				if ($3 ~ /: removed$/) sec = "Removed"
 				i = index($3, ": ")
 				if (sec == s) printf "- Go: %s`%s.%s`: %s.\n", ($2 == "incompatible" ? "**breaking**: " : ""), $1, substr($3, 1, i - 1), substr($3, i + 2)
+				if (sec == s && $2 == "expected" && !noted++) expected = 1
+			} END {
+				if (expected) print "- Go: a type of yours that implements `gen.ClientInterface` or `gen.ClientWithResponsesInterface`, such as a mock, must add the new methods: the expected break of a new operation."
 			}' "$goapi"
 		)
 		if [ -n "$items" ]; then
@@ -296,7 +299,7 @@ growth=()
 while IFS= read -r op; do
 	case $op in
 	'!'*) fail "${op#!}" ;;
-	*) growth+=("no contract test in tensorpooltest (add cases to tensorpooltest/contract_test.go, and a handler to the engine): $op") ;;
+	*) growth+=("no contract test in tensorpooltest (add its cases to tensorpooltest/contract_test.go; until the engine models it, it answers 501): $op") ;;
 	esac
 done < <(missing ./tensorpooltest TestEveryOperationHasAContractTest "operation without a contract test:")
 while IFS= read -r op; do
