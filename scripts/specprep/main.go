@@ -8,9 +8,10 @@
 // with the copy's path appended to the command. Each rule (rules.go) works
 // around one limitation of oapi-codegen v2.8.2, named with its upstream
 // issue, and is wire-neutral: it writes x-go-* extensions, which the wire
-// never sees, moves an inline schema into components, or states a
-// discriminator's mapping that its branches already imply
-// (internal/specgrowth checks both with oasdiff). Every change is printed
+// never sees, moves an inline schema into components, states a
+// discriminator's mapping that its branches already imply, or names a
+// path parameter as its template does (internal/specgrowth checks each
+// with oasdiff). Every change is printed
 // on standard error, one line each: rule, JSON pointer, what.
 package main
 

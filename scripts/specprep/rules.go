@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ var rules = []struct {
 }{
 	{projectRule, "https://github.com/oapi-codegen/oapi-codegen/issues/1927", projectEdits},
 	{"operation-names-only-from-operation-id", "https://github.com/oapi-codegen/oapi-codegen/issues/583", fastAPINames}, // no issue of its own; 583 is x-go-name's reach
+	{"path-parameters-paired-by-name", "https://github.com/oapi-codegen/oapi-codegen/issues/704", pathParameterNames},
 	{"discriminator-needs-ref-branches-and-mapping", "https://github.com/oapi-codegen/oapi-codegen/issues/712", discriminators},
 	{"nullable-union-loses-its-type", "https://github.com/oapi-codegen/oapi-codegen/issues/2218", nullableUnions},
 	{"parameter-union-or-untyped-not-callable", "https://github.com/oapi-codegen/oapi-codegen/issues/2560", parameters},
@@ -99,6 +101,67 @@ func fastAPINames(p *prep) error {
 	})
 	return nil
 }
+
+// pathParameterNames: oapi-codegen pairs the parameters of a path template
+// with the path parameters an operation declares by name. A template
+// parameter declared under another name ({certificate_id} in the template,
+// cert_id in the operation), or not at all, fails generation: "path
+// '/x/{a_id}' has 1 positional parameters, but spec has 0 declared", or
+// "refers to parameter 'a_id', which doesn't exist". A path parameter's
+// name is not on the wire. So a declared path parameter that the template
+// lacks takes, in order, the name of a template parameter that nothing
+// declares (a $ref'd one is copied first). A template parameter still
+// undeclared is declared: a required string.
+func pathParameterNames(p *prep) error {
+	paths := jsondoc.Get(p.doc, "paths")
+	for _, path := range slices.Sorted(maps.Keys(paths)) {
+		item, _ := paths[path].(map[string]any)
+		var names []string
+		for _, m := range templateParam.FindAllStringSubmatch(path, -1) {
+			if !slices.Contains(names, m[1]) {
+				names = append(names, m[1])
+			}
+		}
+		base := "/paths/" + jsonpointer.Escape(path)
+		forOperations(map[string]any{"paths": map[string]any{path: item}}, func(op map[string]any, method, _ string) {
+			lists := []struct {
+				owner map[string]any // the path item's parameters first, then the operation's
+				ptr   string
+			}{{item, base + "/parameters"}, {op, base + "/" + strings.ToLower(method) + "/parameters"}}
+			var missing []string
+			for _, name := range names {
+				if !slices.ContainsFunc(append(list(item["parameters"]), list(op["parameters"])...), func(v any) bool {
+					prm, _ := v.(map[string]any)
+					prm = deref(p.doc, prm)
+					return prm["in"] == "path" && prm["name"] == name
+				}) {
+					missing = append(missing, name)
+				}
+			}
+			for _, l := range lists {
+				for i, v := range list(l.owner["parameters"]) {
+					prm, _ := v.(map[string]any)
+					prm = deref(p.doc, prm)
+					if name, _ := prm["name"].(string); len(missing) == 0 || prm["in"] != "path" || slices.Contains(names, name) {
+						continue
+					}
+					renamed := maps.Clone(prm)
+					renamed["name"], missing = missing[0], missing[1:]
+					list(l.owner["parameters"])[i] = renamed
+					p.note(l.ptr+"/"+strconv.Itoa(i), "name %s -> %s, as in the template", prm["name"], renamed["name"])
+				}
+			}
+			for _, name := range missing {
+				op["parameters"] = append(list(op["parameters"]), map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+				p.note(lists[1].ptr, "%s declared, a required string, as in the template", name)
+			}
+		})
+	}
+	return nil
+}
+
+// templateParam matches a parameter of a path template.
+var templateParam = regexp.MustCompile(`\{([^{}]+)\}`)
 
 // discriminators: oapi-codegen v2.8.2 gives an inline branch of a
 // discriminated union the value "" ("discriminator: not all schemas were

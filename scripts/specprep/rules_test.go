@@ -114,6 +114,16 @@ func TestRules(t *testing.T) {
 			t.Errorf("changes: %s", changes)
 		}
 	})
+	t.Run("path parameters paired by name", func(t *testing.T) {
+		doc, _ := prepared(t, "path-parameters-paired-by-name")
+		cert, part := "/paths/~1certificates~1{certificate_id}/", "/paths/~1projects~1{project_id}~1parts~1{part_id}/"
+		is(t, doc, cert+"get/parameters/0/name", "certificate_id") // cert_id
+		is(t, doc, cert+"get/parameters/1/name", "include")        // a query parameter is left alone
+		is(t, doc, cert+"delete/parameters", "[map[in:path name:certificate_id required:true schema:map[type:string]]]")
+		is(t, doc, part+"parameters/0", "map[in:path name:project_id required:true schema:map[type:string]]") // a $ref'd project, copied
+		is(t, doc, "/components/parameters/Project/name", "project")                                          // the shared component is not edited
+		is(t, doc, part+"get/parameters/0/name", "part_id")                                                   // part
+	})
 	t.Run("nullable unions", func(t *testing.T) {
 		doc, _ := prepared(t, "nullable-union")
 		is(t, doc, "/components/schemas/Owner/properties/pet/anyOf/0/x-go-type-name", "OwnerPet")
