@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/tensorpool/tensorpool-go/gen/operations"
 	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
@@ -68,7 +69,7 @@ func read(req *http.Request, resp *http.Response, maxBody int64, redact redactor
 // generated parsers look for "json" case-sensitively. resp.Request is req,
 // or a copy of it if its path held the key. A poll of package wait's is
 // returned unchecked: wait checks it itself.
-func finish(op *operation, req *http.Request, resp *http.Response, b *body, redact redactor, poll bool) (*http.Response, error) {
+func finish(op *operations.Operation, req *http.Request, resp *http.Response, b *body, redact redactor, poll bool) (*http.Response, error) {
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		b.data = redact.data(b.data)
 		redact.header(resp.Header, redact.value)
@@ -98,7 +99,7 @@ func finish(op *operation, req *http.Request, resp *http.Response, b *body, reda
 // declares, an *APIError for a status outside 2xx (a redirect included),
 // or a *DecodeError for an undeclared 2xx or one without the JSON body op
 // declares. data is the body; b the doer's, if it read it.
-func checkResponse(op *operation, resp *http.Response, data []byte, b *body) error {
+func checkResponse(op *operations.Operation, resp *http.Response, data []byte, b *body) error {
 	var redact func(string) string
 	truncated := false
 	if b != nil {
@@ -108,12 +109,16 @@ func checkResponse(op *operation, resp *http.Response, data []byte, b *body) err
 	if code < 200 || code > 299 {
 		return newAPIError(resp, data, redact, truncated)
 	}
-	switch success, isJSON := op.success(code), mediatype.IsJSON(resp.Header.Get("Content-Type")); {
-	case success == notDeclared:
+	success, isJSON := operations.SomeJSON, mediatype.IsJSON(resp.Header.Get("Content-Type"))
+	if op != nil { // else an unknown operation: a body labelled JSON must be JSON
+		success = op.Success(code)
+	}
+	switch {
+	case success == operations.NotDeclared:
 		return newDecodeError(resp, data, redact, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
-	case success == jsonBody && !isJSON:
+	case success == operations.JSONBody && !isJSON:
 		return newDecodeError(resp, data, redact, errors.New("the body is not the JSON the API spec declares"))
-	case success >= someJSON && isJSON && !json.Valid(data):
+	case success >= operations.SomeJSON && isJSON && !json.Valid(data):
 		return newDecodeError(resp, data, redact, json.Unmarshal(data, new(json.RawMessage)))
 	}
 	return nil
@@ -165,7 +170,7 @@ func Check[R Response](r R, err error) (R, error) {
 		return r, nil // a declared success's typed field is set (a mock may have no body to check)
 	}
 	b, _ := hr.Body.(*body)
-	return r, checkResponse(operationOf(r), hr, r.GetBody(), b)
+	return r, checkResponse(operations.Of(r), hr, r.GetBody(), b)
 }
 
 // body is a response body the doer read in full. Check reads truncated and

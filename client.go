@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/gen/operations"
 	"github.com/tensorpool/tensorpool-go/internal/pathparam"
 )
 
@@ -73,44 +74,33 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 		cfg.timeout = hc.Timeout
 	}
 	hc.Timeout = 0 // the doer bounds the whole call, body included
-	o := origin{scheme: u.Scheme, host: u.Host, auth: bearer(cfg.key), userAgent: []string{userAgent(cfg.userAgent)}}
+	o := origin{scheme: u.Scheme, host: u.Host, auth: bearer(cfg.key), agent: []string{userAgent(cfg.userAgent)}}
 	hc.CheckRedirect = o.redirectPolicy(hc.CheckRedirect)
 	d := &doer{hc: &hc, origin: o, redact: redact, timeout: cfg.timeout, retry: cfg.retry, maxBody: cfg.maxBody,
-		log: logger{cfg.logger, redact.text}, validate: !cfg.noValidation, doc: spec()}
+		log: logger{cfg.logger, redact.text}, validate: !cfg.noValidation, doc: constraintsOfSpec()}
 	base, err := gen.NewClient(cfg.baseURL, cfg.editors...)
 	if err != nil {
 		return nil, redact.err(err)
 	}
-	c := &client{ops: make([]gen.Client, len(operations)), d: d}
-	for i := range operations {
-		c.ops[i] = *base
-		c.ops[i].Client = operationDoer{d, &operations[i]}
+	c := &operations.Client{Clients: make([]gen.Client, len(operations.All)), CheckPath: d.checkPath}
+	for i := range operations.All {
+		c.Clients[i] = *base
+		c.Clients[i].Client = operationDoer{d, &operations.All[i]}
 	}
 	return &gen.ClientWithResponses{ClientInterface: c}, nil
 }
 
-// client implements gen.ClientInterface; its methods are generated
-// (operations.gen.go). Each method checks its path arguments (path), then
-// calls through the gen.Client of its operation, whose doer is told the
-// operation.
-type client struct {
-	ops []gen.Client // by index in operations
-	d   *doer
-}
-
-// path checks the path arguments of a call of op, in the order of
-// op.params, before the request is built. It returns an ErrInvalidRequest
-// error for a value the id rule refuses (always) or for one that breaks
-// its schema (unless validation is off).
-func (c *client) path(op *operation, values ...string) error {
-	for i, v := range values {
-		why := pathparam.Invalid(v)
-		if s := c.d.doc.ops[op].params[op.params[i]]; why == "" && s != nil && c.d.validate {
-			_, why = c.d.doc.check(v, s, "")
-		}
-		if why != "" {
-			return c.d.redact.err(&invalidRequest{op.method, op.path, op.params[i], why})
-		}
+// checkPath checks the path argument value of op.PathParams[i] before the
+// request is built. It returns an ErrInvalidRequest error for a value the
+// id rule refuses (always), or for one that breaks its schema (unless
+// validation is off).
+func (d *doer) checkPath(op *operations.Operation, i int, value string) error {
+	why := pathparam.Invalid(value)
+	if s := d.doc.ops[op].params[op.PathParams[i]]; why == "" && s != nil && d.validate {
+		_, why = d.doc.broken(value, s, "")
+	}
+	if why != "" {
+		return d.redact.err(&invalidRequest{op.Method, op.Path, op.PathParams[i], why})
 	}
 	return nil
 }
@@ -118,7 +108,7 @@ func (c *client) path(op *operation, values ...string) error {
 // operationDoer is the gen.HttpRequestDoer of one operation's gen.Client.
 type operationDoer struct {
 	d  *doer
-	op *operation
+	op *operations.Operation
 }
 
 // Do implements gen.HttpRequestDoer.
@@ -166,4 +156,43 @@ func moduleVersion() string {
 		}
 	}
 	return "devel"
+}
+
+// operationAt returns the method and path of an operation whose path ends
+// the base URL's path p, or "": a base URL that names an operation
+// ("https://engine.tensorpool.dev/storage/attach") would send every call
+// to a path that does not exist. A path with parameters counts only with
+// two literal segments or more: a gateway's prefix ("/storage/eu") may
+// look like "/storage/{storage_id}".
+func operationAt(p string) string {
+	got := strings.Split(strings.Trim(p, "/"), "/")
+	best, most := "", 0
+	for _, op := range operations.All {
+		want := strings.Split(strings.Trim(op.Path, "/"), "/")
+		literal := 0
+		for _, s := range want {
+			if !strings.Contains(s, "{") {
+				literal++
+			}
+		}
+		// the most segments, then the most literal ones
+		if score := len(want)*64 + literal; len(want) <= len(got) && literal >= min(2, len(want)) && want[0] != "" &&
+			score > most && fits(want, got[len(got)-len(want):]) {
+			best, most = op.Method+" "+op.Path, score
+		}
+	}
+	return best
+}
+
+// fits reports whether the segments got are an instance of the template's
+// segments want: each literal as is, each parameter's value not empty.
+func fits(want, got []string) bool {
+	for i, w := range want {
+		pre, rest, param := strings.Cut(w, "{")
+		_, suf, _ := strings.Cut(rest, "}")
+		if !param && w != got[i] || param && (len(got[i]) <= len(pre)+len(suf) || !strings.HasPrefix(got[i], pre) || !strings.HasSuffix(got[i], suf)) {
+			return false
+		}
+	}
+	return true
 }

@@ -51,8 +51,8 @@
 //
 // # Validation
 //
-// Each method knows its operation, because scripts/genops generated it
-// from gen's code and the spec. Before it builds the request, it checks
+// Each method knows its operation from package gen/operations, which
+// scripts/genops generates from gen's code and the spec. Before it builds the request, it checks
 // each path argument. A value that is empty, "." or "..", or that holds
 // '/', '\' or a control character, fails with ErrInvalidRequest: it could
 // address another path. Package wait applies the same rule to request ids.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tensorpool/tensorpool-go/gen/operations"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 )
 
@@ -23,14 +24,14 @@ type doer struct {
 	maxBody  int64
 	log      logger
 	validate bool
-	doc      *document // what validation checks: spec()
+	doc      *document // what validation checks: constraintsOfSpec()
 }
 
 // do sends req, a call of op. The response holds its whole body, a *body,
 // and points back to req.
-func (d *doer) do(op *operation, req *http.Request) (*http.Response, error) {
+func (d *doer) do(op *operations.Operation, req *http.Request) (*http.Response, error) {
 	if d.validate {
-		if err := d.doc.body(op, req); err != nil {
+		if err := d.doc.checkBody(op, req); err != nil {
 			return nil, d.redact.err(err)
 		}
 	}

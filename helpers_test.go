@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/gen/operations"
 )
 
 // testKey is the API key every test uses; leak checks search for it.
@@ -246,7 +247,7 @@ var bg = context.Background()
 
 // doerOf digs the doer NewClient installed out of c.
 func doerOf(c *gen.ClientWithResponses) *doer {
-	return c.ClientInterface.(*client).d
+	return c.ClientInterface.(*operations.Client).Clients[0].Client.(operationDoer).d
 }
 
 // leakCheckedLogger logs everything at debug level into a buffer that is

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/gen/operations"
 )
 
 // badIDs are the path parameter values the id rule refuses, each with
@@ -175,7 +176,7 @@ func TestHeadSuccessWithContentLength(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ping := &operation{method: "HEAD", path: "/ping", statuses: map[int]declared{200: anyBody, 204: anyBody}}
+	ping := &operations.Operation{Method: "HEAD", Path: "/ping", Statuses: map[int]operations.Body{200: operations.AnyBody, 204: operations.AnyBody}}
 	req, _ := http.NewRequest(http.MethodHead, srv.URL+"/ping", nil)
 	if resp, err := doerOf(c).do(ping, req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("HEAD /ping: %v", err)
@@ -193,11 +194,11 @@ func TestOperationSuccesses(t *testing.T) {
 		return reply(r, next.code, http.Header{"Content-Type": {next.ctype}}, next.body), nil
 	}}
 	d := doerOf(fakeClient(t, f))
-	op := &operation{method: "GET", path: "/things/{id}", params: []string{"id"},
-		statuses: map[int]declared{200: jsonBody, 204: anyBody, 202: anyBody}, other2xx: jsonBody}
-	undeclared := &operation{method: "GET", path: "/things/{id}", params: []string{"id"}, statuses: map[int]declared{200: jsonBody}}
+	op := &operations.Operation{Method: "GET", Path: "/things/{id}", PathParams: []string{"id"},
+		Statuses: map[int]operations.Body{200: operations.JSONBody, 204: operations.AnyBody, 202: operations.AnyBody}, Other2xx: operations.JSONBody}
+	undeclared := &operations.Operation{Method: "GET", Path: "/things/{id}", PathParams: []string{"id"}, Statuses: map[int]operations.Body{200: operations.JSONBody}}
 	for _, tc := range []struct {
-		op *operation
+		op *operations.Operation
 		answerOf
 		ok bool
 	}{
@@ -240,7 +241,7 @@ func FuzzOperationAt(f *testing.F) {
 	f.Add("/tp/request/info/req_1/")
 	f.Add("//")
 	f.Fuzz(func(t *testing.T, p string) {
-		if got := operationAt(p); got != "" && !slices.ContainsFunc(operations[:], func(op operation) bool { return got == op.method+" "+op.path }) {
+		if got := operationAt(p); got != "" && !slices.ContainsFunc(operations.All[:], func(op operations.Operation) bool { return got == op.Method+" "+op.Path }) {
 			t.Fatalf("%q names %q, no operation", p, got)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tensorpool/tensorpool-go/gen/operations"
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
@@ -42,12 +43,12 @@ func TestNothingPrintsTheKey(t *testing.T) {
 	if f.get(0).auth != "Bearer "+testKey {
 		t.Fatalf("the key was not sent: %q", f.get(0).auth)
 	}
-	cl := c.ClientInterface.(*client)
+	cl := c.ClientInterface.(*operations.Client)
 	d := doerOf(c)
 	hc := *d.hc
 	hc.Transport = nil // the test's fakeRT records the key it was sent
 	values := map[string]any{
-		"*ClientWithResponses": c, "ClientWithResponses": *c, "*client": cl, "client": *cl, "gen.Client": cl.ops[0],
+		"*ClientWithResponses": c, "ClientWithResponses": *c, "*operations.Client": cl, "operations.Client": *cl, "gen.Client": cl.Clients[0],
 		"*doer": d, "doer": *d, "*http.Client": &hc, "http.Client": hc, "redactor": d.redact,
 		"response": resp, "*http.Response": resp.HTTPResponse, "http.Response": *resp.HTTPResponse,
 		"request": resp.HTTPResponse.Request, "request header": resp.HTTPResponse.Request.Header,

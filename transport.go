@@ -14,7 +14,7 @@ import (
 type origin struct {
 	scheme, host string
 	auth         func(http.Header) // sets the key: the only place it is kept
-	userAgent    []string          // the User-Agent header's value
+	agent        []string          // the User-Agent header's value
 }
 
 // bearer returns the auth step for key.
@@ -39,16 +39,16 @@ func (o origin) send(ctx context.Context, hc *http.Client, req *http.Request, at
 		delete(r.Header, "Authorization") // a request editor sent it elsewhere
 	}
 	if ua := req.Header["User-Agent"]; len(ua) > 0 && ua[0] != "" {
-		r.Header["User-Agent"] = []string{ua[0] + " " + o.userAgent[0]}
+		r.Header["User-Agent"] = []string{ua[0] + " " + o.agent[0]}
 	} else {
-		r.Header["User-Agent"] = o.userAgent // shared, never written
+		r.Header["User-Agent"] = o.agent // shared, never written
 	}
 	if attempt > 1 && req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
-		body, err := req.GetBody()
+		rewound, err := req.GetBody()
 		if err != nil {
 			return nil, fmt.Errorf("tensorpool: rewinding the request body for a retry: %w", err)
 		}
-		r.Body = body
+		r.Body = rewound
 	}
 	start := time.Now()
 	resp, err := hc.Do(r)

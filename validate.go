@@ -7,11 +7,12 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/tensorpool/tensorpool-go/gen/operations"
 )
 
 // maxValidatedBody bounds what validation holds of a request body.
@@ -50,28 +51,28 @@ type constraints struct {
 
 // document is what validation reads of the embedded openapi.json.
 type document struct {
-	schemas map[string]*schema         // the components' schemas, by name
-	ops     map[*operation]constraints // each operation's
+	schemas map[string]*schema                    // the components' schemas, by name
+	ops     map[*operations.Operation]constraints // each operation's
 }
 
-// spec is the embedded document, read once, at the first NewClient.
-var spec = sync.OnceValue(func() *document { return loadDocument(openAPIDocument, operations[:]) })
+// constraintsOfSpec is the embedded document, read once, at the first NewClient.
+var constraintsOfSpec = sync.OnceValue(func() *document { return loadDocument(openAPIDocument, operations.All[:]) })
 
 // loadDocument reads the constraints of ops in the OpenAPI document data.
 // What does not decode is not checked.
-func loadDocument(data []byte, ops []operation) *document {
+func loadDocument(data []byte, ops []operations.Operation) *document {
 	var raw struct {
 		Paths      map[string]map[string]json.RawMessage
 		Components struct{ Schemas map[string]*schema }
 	}
 	_ = json.Unmarshal(data, &raw)
-	d := &document{schemas: raw.Components.Schemas, ops: map[*operation]constraints{}}
+	d := &document{schemas: raw.Components.Schemas, ops: map[*operations.Operation]constraints{}}
 	type parameters []struct {
 		Name, In string
 		Schema   *schema
 	}
 	for i := range ops {
-		op, item := &ops[i], raw.Paths[ops[i].path]
+		op, item := &ops[i], raw.Paths[ops[i].Path]
 		var shared parameters // the path item's, for each of its operations
 		_ = json.Unmarshal(item["parameters"], &shared)
 		var o struct {
@@ -80,7 +81,7 @@ func loadDocument(data []byte, ops []operation) *document {
 				Content map[string]struct{ Schema *schema }
 			}
 		}
-		_ = json.Unmarshal(item[strings.ToLower(op.method)], &o)
+		_ = json.Unmarshal(item[strings.ToLower(op.Method)], &o)
 		c := constraints{params: map[string]*schema{}, body: o.RequestBody.Content["application/json"].Schema}
 		for _, p := range append(shared, o.Parameters...) {
 			if s := p.Schema; p.In == "path" && s != nil && (s.Ref != "" || len(s.Enum) > 0 || s.Pattern.Regexp != nil) {
@@ -92,30 +93,11 @@ func loadDocument(data []byte, ops []operation) *document {
 	return d
 }
 
-// pathText is the text the id rule checks of a path argument that is not
-// a string, as the generated builders write it: a list's items joined by
-// commas (the "simple" style), anything else as fmt prints it.
-func pathText(v any) string {
-	if _, ok := v.(fmt.Stringer); !ok {
-		switch rv := reflect.ValueOf(v); rv.Kind() {
-		case reflect.String:
-			return rv.String()
-		case reflect.Slice, reflect.Array:
-			items := make([]string, rv.Len())
-			for i := range items {
-				items[i] = pathText(rv.Index(i).Interface())
-			}
-			return strings.Join(items, ",")
-		}
-	}
-	return fmt.Sprint(v)
-}
-
-// body returns an ErrInvalidRequest error for the first constraint of op
+// checkBody returns an ErrInvalidRequest error for the first constraint of op
 // that req's JSON body breaks. A body without GetBody is read into memory
 // and made replayable. Malformed JSON is sent: the server's 422 says more
 // than the client could.
-func (d *document) body(op *operation, req *http.Request) error {
+func (d *document) checkBody(op *operations.Operation, req *http.Request) error {
 	s := d.ops[op].body
 	if s == nil {
 		return nil
@@ -125,14 +107,14 @@ func (d *document) body(op *operation, req *http.Request) error {
 	if err != nil || json.Unmarshal(b, &v) != nil {
 		return err
 	}
-	if field, why := d.check(v, s, ""); why != "" {
-		return &invalidRequest{op.method, op.path, field, why}
+	if field, why := d.broken(v, s, ""); why != "" {
+		return &invalidRequest{op.Method, op.Path, field, why}
 	}
 	return nil
 }
 
-// check returns the field of v that breaks a constraint of s, and why.
-func (d *document) check(v any, s *schema, field string) (string, string) {
+// broken returns the field of v that breaks a constraint of s, and why.
+func (d *document) broken(v any, s *schema, field string) (string, string) {
 	for s != nil && s.Ref != "" {
 		s = d.schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
 	}
@@ -148,7 +130,7 @@ func (d *document) check(v any, s *schema, field string) (string, string) {
 		}
 		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 			if pv, ok := v[k]; ok {
-				if f, reason := d.check(pv, s.Properties[k], strings.TrimPrefix(field+"."+k, ".")); reason != "" {
+				if f, reason := d.broken(pv, s.Properties[k], strings.TrimPrefix(field+"."+k, ".")); reason != "" {
 					return f, reason
 				}
 			}
@@ -165,7 +147,7 @@ func (d *document) check(v any, s *schema, field string) (string, string) {
 			return field, fmt.Sprintf("must have at most %s, got %d", elements(*hi), n)
 		}
 		for i, item := range a {
-			if f, reason := d.check(item, s.Items, fmt.Sprintf("%s[%d]", field, i)); reason != "" {
+			if f, reason := d.broken(item, s.Items, fmt.Sprintf("%s[%d]", field, i)); reason != "" {
 				return f, reason
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tensorpool/tensorpool-go/gen"
+	"github.com/tensorpool/tensorpool-go/gen/operations"
 )
 
 // TestValidationBeforeSending: a request breaking a constraint that
@@ -88,13 +89,13 @@ const grownSpec = `{"paths":{
 // built, the JSON body's before it is sent.
 func TestValidationFromTheSpec(t *testing.T) {
 	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, `{}`), nil }}
-	ops := []operation{
-		{method: "POST", path: "/v/{kind}/items", params: []string{"kind"}, other2xx: anyBody},
-		{method: "POST", path: "/v/list/items", other2xx: anyBody},
-		{method: "POST", path: "/other", other2xx: anyBody},
+	ops := []operations.Operation{
+		{Method: "POST", Path: "/v/{kind}/items", PathParams: []string{"kind"}, Other2xx: operations.AnyBody},
+		{Method: "POST", Path: "/v/list/items", Other2xx: operations.AnyBody},
+		{Method: "POST", Path: "/other", Other2xx: operations.AnyBody},
 	}
-	c := fakeClient(t, f).ClientInterface.(*client)
-	c.d.doc = loadDocument([]byte(grownSpec), ops)
+	d := doerOf(fakeClient(t, f))
+	d.doc = loadDocument([]byte(grownSpec), ops)
 	for _, tc := range []struct {
 		op         int
 		kind, body string
@@ -114,18 +115,18 @@ func TestValidationFromTheSpec(t *testing.T) {
 	} {
 		op := &ops[tc.op]
 		err := error(nil)
-		if len(op.params) > 0 {
-			err = c.path(op, tc.kind)
+		if len(op.PathParams) > 0 {
+			err = d.checkPath(op, 0, tc.kind)
 		}
 		if err == nil {
 			req, _ := http.NewRequest("POST", "https://engine.test/x", strings.NewReader(tc.body))
-			_, err = c.d.do(op, req)
+			_, err = d.do(op, req)
 		}
 		if tc.want == "" && err != nil || tc.want != "" && (!errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("POST %s (%s) %s: err %v, want %q", op.path, tc.kind, tc.body, err, tc.want)
+			t.Errorf("POST %s (%s) %s: err %v, want %q", op.Path, tc.kind, tc.body, err, tc.want)
 		}
 	}
-	odd := []operation{{method: "POST", path: "/x", params: []string{"a"}}}
+	odd := []operations.Operation{{Method: "POST", Path: "/x", PathParams: []string{"a"}}}
 	if d := loadDocument([]byte(`{"paths":{"/x":{"post":{"parameters":"odd","requestBody":7}}}}`), odd); d.ops[&odd[0]].body != nil || len(d.ops[&odd[0]].params) != 0 {
 		t.Error("an operation the reader cannot decode has constraints")
 	}

@@ -5,9 +5,9 @@
 // hand. Change openapi.json (refreshed from upstream, never hand-edited),
 // oapi-codegen.yaml or the preparation step between them
 // (scripts/specprep), then run `make generate`. The second directive writes
-// ../operations.gen.go, package tensorpool's table of the operations gen's
-// methods send (scripts/genops). `make check` fails when the committed code
-// differs from what the pinned generators produce.
+// package gen/operations from this package's client and the spec
+// (scripts/genops). `make check` fails when the committed code differs from
+// what the pinned generators produce.
 //
 // Most programs construct the client with tensorpool.NewClient, which adds
 // authentication, retries and typed errors, and wait for asynchronous
@@ -15,4 +15,4 @@
 package gen
 
 //go:generate go run ../scripts/specprep ../openapi.json -- go run -modfile=../tools/go.mod github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config ../oapi-codegen.yaml
-//go:generate go run ../scripts/genops -spec ../openapi.json -gen tensorpool.gen.go -o ../operations.gen.go
+//go:generate go run ../scripts/genops -spec ../openapi.json -gen tensorpool.gen.go -o operations/operations.gen.go

@@ -11,7 +11,7 @@
 #                                   commit: say so, pass (a shallow clone: warn,
 #                                   pass); not a git checkout: fail
 #
-# Packages compared: gen, tensorpool (the root), wait, tensorpooltest. The
+# Packages compared: gen, gen/operations, tensorpool (the root), wait, tensorpooltest. The
 # base is extracted with `git archive` into a temporary directory; apidiff -w
 # writes each package's export data in both trees, then compares them.
 #
@@ -49,7 +49,7 @@ base_arg=${1:-}
 ack=go-api.acknowledged-breaking.txt
 watched=(openapi.json oapi-codegen.yaml scripts/specprep gen)
 # <directory>:<name in reports and acknowledgements>
-packages=(gen:gen .:tensorpool wait:wait tensorpooltest:tensorpooltest)
+packages=(gen:gen gen/operations:gen/operations .:tensorpool wait:wait tensorpooltest:tensorpooltest)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -61,9 +61,9 @@ if [ "$breaking" -gt 1 ]; then
 fi
 
 echo "== Writing openapi.json and regenerating gen/"
-# openapi.json, gen/, operations.gen.go and the modules' go.mod and go.sum move together, or not at all.
+# openapi.json, gen/ and the modules' go.mod and go.sum move together, or not at all.
 # (No mapfile, no cp --parents: macOS has bash 3.2 and BSD cp.)
-saved=(openapi.json gen operations.gen.go)
+saved=(openapi.json gen)
 while IFS= read -r f; do
 	saved+=("$f")
 done < <(git ls-files -- 'go.mod' 'go.sum' '*/go.mod' '*/go.sum')
@@ -75,7 +75,7 @@ cp "$tmp/openapi.json" openapi.json
 # failure with the log's first error line (else its last line, make's and
 # the generator's own lines aside) and stop.
 refused() {
-	rm -rf gen operations.gen.go && cp -R "$tmp/old/." .
+	rm -rf gen && cp -R "$tmp/old/." .
 	why=$(awk '/^(go generate|make|specprep: [a-z-]+ \()/ || NF == 0 { next }
 		{ sub(/^[[:space:]]+/, "") }
 		tolower($0) ~ /error|fail|panic/ { print; found = 1; exit }

@@ -65,16 +65,17 @@ func TestGenerate(t *testing.T) {
 	src := string(out)
 	for _, want := range []string{
 		`openapi_types "github.com/oapi-codegen/runtime/types"`,
-		`{method: "GET", path: "/things/{thing_id}/parts/{c}", params: []string{"thing_id", "c"}, statuses: map[int]declared{200: jsonBody}, other2xx: notDeclared},`,
-		`{method: "PUT", path: "/a/{x}/b/{x}", params: []string{"x"}, statuses: map[int]declared{204: anyBody}, other2xx: notDeclared},`,
-		`{method: "HEAD", path: "/ping", statuses: map[int]declared{}, other2xx: someJSON},`,
-		"func (c_ *client) GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *gen.GetThingParams, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {",
-		"if err := c_.path(&operations[0], pathText(thingID), c); err != nil {",
-		"return c_.ops[0].GetThing(ctx, thingID, c, params, reqEditors...)",
-		"if err := c.path(&operations[1], pathText(x)); err != nil {",
-		"return c.ops[1].PutTwiceWithBody(ctx, x, contentType, body, reqEditors...)",
-		"func (c *client) Ping(ctx context.Context, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {\n\treturn c.ops[2].Ping(ctx, reqEditors...)",
-		"case *gen.PutTwiceResponse, gen.PutTwiceResponse:\n\t\treturn &operations[1]",
+		`{Method: "GET", Path: "/things/{thing_id}/parts/{c}", PathParams: []string{"thing_id", "c"}, Statuses: map[int]Body{200: JSONBody}, Other2xx: NotDeclared},`,
+		`{Method: "PUT", Path: "/a/{x}/b/{x}", PathParams: []string{"x"}, Statuses: map[int]Body{204: AnyBody}, Other2xx: NotDeclared},`,
+		`{Method: "HEAD", Path: "/ping", Statuses: map[int]Body{}, Other2xx: SomeJSON},`,
+		"func (c_ *Client) GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *gen.GetThingParams, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {",
+		"if err := c_.check(&All[0], 0, pathText(thingID)); err != nil {",
+		"if err := c_.check(&All[0], 1, c); err != nil {",
+		"return c_.Clients[0].GetThing(ctx, thingID, c, params, reqEditors...)",
+		"if err := c.check(&All[1], 0, pathText(x)); err != nil {",
+		"return c.Clients[1].PutTwiceWithBody(ctx, x, contentType, body, reqEditors...)",
+		"func (c *Client) Ping(ctx context.Context, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {\n\treturn c.Clients[2].Ping(ctx, reqEditors...)",
+		"case *gen.PutTwiceResponse, gen.PutTwiceResponse:\n\t\treturn &All[1]",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the output lacks %q:\n%s", want, src)
@@ -112,15 +113,15 @@ func TestSuccesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for key, want := range map[string][2]string{
-		"GET /x":  {"200: jsonBody, 202: someJSON, 204: anyBody", "jsonBody"},
-		"PUT /x":  {"", "jsonBody"},
-		"POST /x": {"", "someJSON"},
+		"GET /x":  {"200: JSONBody, 202: SomeJSON, 204: AnyBody", "JSONBody"},
+		"PUT /x":  {"", "JSONBody"},
+		"POST /x": {"", "SomeJSON"},
 	} {
 		if statuses, other := successes(responses[key]); statuses != want[0] || other != want[1] {
 			t.Errorf("%s: %q, %s; want %q, %s", key, statuses, other, want[0], want[1])
 		}
 	}
-	if statuses, other := successes(map[string]*response{"default": {}, "201": {}}); statuses != "201: anyBody" || other != "notDeclared" {
+	if statuses, other := successes(map[string]*response{"default": {}, "201": {}}); statuses != "201: AnyBody" || other != "NotDeclared" {
 		t.Errorf(`"default" beside a 2xx: %q, %s`, statuses, other)
 	}
 }
