@@ -12,19 +12,15 @@ import (
 
 	"github.com/tensorpool/tensorpool-go/gen/operations"
 	"github.com/tensorpool/tensorpool-go/internal/mediatype"
-	"github.com/tensorpool/tensorpool-go/internal/servertext"
 )
 
-// read reads resp's body, at most maxBody bytes, and closes it. A 2xx body
-// past the cap or cut short is a *DecodeError. Any other status keeps what
-// could be read, marked truncated, so that the status is never lost.
-func read(req *http.Request, resp *http.Response, maxBody int64, redact redactor) (*body, error) {
+// read reads and closes resp's body, at most maxBody bytes. A 2xx body past
+// the cap or cut short is a *DecodeError. Another status keeps what could
+// be read, marked truncated: the status is never lost.
+func read(resp *http.Response, maxBody int64, redact redactor) (*body, error) {
 	defer resp.Body.Close()
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	fail := func(err error) error {
-		return &DecodeError{StatusCode: resp.StatusCode, Method: req.Method, Path: redact.text(req.URL.Path),
-			ContentType: servertext.Clean(redact.text(resp.Header.Get("Content-Type"))), Err: err}
-	}
+	fail := func(err error) error { return newDecodeError(resp, nil, redact.text, err) }
 	size := resp.ContentLength // announced; a HEAD's is the GET's, its body empty
 	if resp.Body == http.NoBody {
 		size = 0
@@ -62,13 +58,12 @@ func read(req *http.Request, resp *http.Response, maxBody int64, redact redactor
 	return b, nil
 }
 
-// finish makes resp, read into b, what the caller gets, then checks it.
-// A success's body and header values reach the caller as sent, but for an
-// exact echo of the key. An error's, which are diagnostics, are redacted
-// under the full rule. The media type is lower-cased, because the
-// generated parsers look for "json" case-sensitively. resp.Request is req,
-// or a copy of it if its path held the key. A poll of package wait's is
-// returned unchecked: wait checks it itself.
+// finish makes resp, read into b, what the caller gets, then checks it
+// (but a poll of package wait's, which wait checks itself). A success's
+// body and headers are redacted of an exact echo of the key; an error's,
+// which are diagnostics, under the full rule. The media type is
+// lower-cased for the generated parsers. resp.Request is req, or a copy if
+// its path held the key.
 func finish(op *operations.Operation, req *http.Request, resp *http.Response, b *body, redact redactor, poll bool) (*http.Response, error) {
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		b.data = redact.data(b.data)
@@ -132,21 +127,17 @@ type Response interface {
 
 // Check applies the client's response check to the results of a generated
 // ...WithResponse method of any client, such as a raw gen client or a
-// mock:
+// mock. A client from NewClient needs none: Check passes its errors through.
 //
 //	resp, err := tensorpool.Check(raw.StorageDestroyWithResponse(ctx, id))
 //
-// A client from NewClient needs no Check: its methods already return the
-// errors Check would, and Check passes them through.
-//
-// Check returns a nil error for a success status that the spec declares for
-// the response type's operation, with the declared JSON body, if any. Its
-// typed field (JSON202, JSON200) is then set. A mock's response may have no
-// HTTP response: Check accepts it when that typed field is set. Otherwise
-// Check returns the response and an error: an *APIError for a status
-// outside 200-299, or a *DecodeError for any other 2xx. An error that the
-// call returned is passed through as it is, except the generated parser's
-// bare JSON and time errors, which become a *DecodeError.
+// Check returns a nil error for a success that the spec declares for the
+// response type's operation, with its JSON body if it declares one: its
+// typed field (JSON202, JSON200) is then set. A mock's response without an
+// HTTP response passes when that field is set. Otherwise the error is an
+// *APIError for a status outside 2xx, or a *DecodeError. An error of the
+// call is returned as it is, but the generated parser's JSON and time
+// errors become a *DecodeError.
 func Check[R Response](r R, err error) (R, error) {
 	if err != nil {
 		switch err.(type) {
@@ -173,8 +164,7 @@ func Check[R Response](r R, err error) (R, error) {
 	return r, checkResponse(operations.Of(r), hr, r.GetBody(), b)
 }
 
-// body is a response body the doer read in full. Check reads truncated and
-// redact from it; package wait reads Redact.
+// body is a response body read in full; wait reads Redact from it.
 type body struct {
 	bytes.Reader
 	data      []byte
@@ -190,8 +180,7 @@ func (*body) Close() error { return nil }
 func (b *body) Redact(s string) string { return b.redact(s) }
 
 // bodyLost is the cause of a *DecodeError for a 2xx body lost mid-way. It
-// may come whole next time, whatever the cause's type
-// (internal/transient.Marker).
+// may come whole next time, whatever its cause (internal/transient.Marker).
 type bodyLost struct{ error }
 
 func (e bodyLost) Unwrap() error   { return e.error }

@@ -34,11 +34,9 @@ const (
 // TENSORPOOL_KEY environment variable gives an API key.
 var ErrNoAPIKey = errors.New("tensorpool: no API key: set " + EnvAPIKey + " or use WithAPIKey")
 
-// NewClient returns the generated TensorPool client, configured by opts
-// and as the package documentation describes, with the User-Agent
-// "tensorpool-go/<version> go/<version> (<os>; <arch>)". Its methods return
-// an error for every answer but a success the spec declares (see Errors in
-// the package documentation).
+// NewClient returns the generated TensorPool client, configured by opts as
+// the package documentation describes. Its User-Agent is
+// "tensorpool-go/<version> go/<version> (<os>; <arch>)".
 func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	cfg := config{baseURL: DefaultBaseURL, timeout: DefaultTimeout, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes, httpClient: &http.Client{}}
 	for _, o := range opts {
@@ -90,10 +88,9 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	return &gen.ClientWithResponses{ClientInterface: c}, nil
 }
 
-// checkPath checks the path argument value of op.PathParams[i] before the
-// request is built. It returns an ErrInvalidRequest error for a value the
-// id rule refuses (always), or for one that breaks its schema (unless
-// validation is off).
+// checkPath is operations.Client's CheckPath: an ErrInvalidRequest error
+// for a value the id rule refuses, or (unless validation is off) that
+// breaks its schema.
 func (d *doer) checkPath(op *operations.Operation, i int, value string) error {
 	why := pathparam.Invalid(value)
 	if s := d.doc.ops[op].params[op.PathParams[i]]; why == "" && s != nil && d.validate {
@@ -105,7 +102,7 @@ func (d *doer) checkPath(op *operations.Operation, i int, value string) error {
 	return nil
 }
 
-// operationDoer is the gen.HttpRequestDoer of one operation's gen.Client.
+// operationDoer is the doer of one operation's gen.Client.
 type operationDoer struct {
 	d  *doer
 	op *operations.Operation
@@ -114,10 +111,9 @@ type operationDoer struct {
 // Do implements gen.HttpRequestDoer.
 func (o operationDoer) Do(req *http.Request) (*http.Response, error) { return o.d.do(o.op, req) }
 
-// checkBaseURL parses the base URL and applies the https rule. Errors quote
-// it without userinfo, or not at all if it does not parse. Plain http may go
-// to a loopback IP literal or exactly "localhost", which net/http never
-// proxies (unlike "LOCALHOST" or "*.localhost").
+// checkBaseURL parses the base URL and applies the https rule; its errors
+// quote it without userinfo. Plain http may go only to a loopback IP or
+// exactly "localhost", which net/http never proxies ("LOCALHOST" it may).
 func checkBaseURL(raw string, insecureOK bool) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -163,36 +159,25 @@ func moduleVersion() string {
 // ("https://engine.tensorpool.dev/storage/attach") would send every call
 // to a path that does not exist. A path with parameters counts only with
 // two literal segments or more: a gateway's prefix ("/storage/eu") may
-// look like "/storage/{storage_id}".
+// look like "/storage/{storage_id}". The longest path wins, then the most
+// literal one.
 func operationAt(p string) string {
 	got := strings.Split(strings.Trim(p, "/"), "/")
 	best, most := "", 0
 	for _, op := range operations.All {
 		want := strings.Split(strings.Trim(op.Path, "/"), "/")
-		literal := 0
-		for _, s := range want {
-			if !strings.Contains(s, "{") {
-				literal++
+		fits, literal := len(want) <= len(got) && want[0] != "", 0
+		for i := 0; fits && i < len(want); i++ {
+			g := got[len(got)-len(want)+i]
+			if strings.Contains(want[i], "{") {
+				fits = g != "" // a parameter's value
+			} else {
+				fits, literal = g == want[i], literal+1
 			}
 		}
-		// the most segments, then the most literal ones
-		if score := len(want)*64 + literal; len(want) <= len(got) && literal >= min(2, len(want)) && want[0] != "" &&
-			score > most && fits(want, got[len(got)-len(want):]) {
+		if score := len(want)*64 + literal; fits && literal >= min(2, len(want)) && score > most {
 			best, most = op.Method+" "+op.Path, score
 		}
 	}
 	return best
-}
-
-// fits reports whether the segments got are an instance of the template's
-// segments want: each literal as is, each parameter's value not empty.
-func fits(want, got []string) bool {
-	for i, w := range want {
-		pre, rest, param := strings.Cut(w, "{")
-		_, suf, _ := strings.Cut(rest, "}")
-		if !param && w != got[i] || param && (len(got[i]) <= len(pre)+len(suf) || !strings.HasPrefix(got[i], pre) || !strings.HasSuffix(got[i], suf)) {
-			return false
-		}
-	}
-	return true
 }

@@ -67,22 +67,18 @@
 // The client retries above http.Client, and only when sending a request
 // again cannot repeat an effect on the server:
 //
-//	what happened                          GET, HEAD   POST, DELETE, PUT, PATCH
-//	429 Too Many Requests                  retried     retried (refused before processing)
-//	408, 425, 500, 502, 503, 504           retried     not retried
-//	no connection made (dial, DNS)         retried     retried (the request never left)
-//	connection lost after it was made      retried     not retried (it may have been processed)
-//	  (reset, EOF, HTTP/2 stream reset or
-//	  GOAWAY, a response cut in its head,
-//	  the transport's own timeouts)
-//	connection lost while reading the      retried     not retried
-//	  body (read before the call returns)
-//	any other status (3xx, 4xx, 501, ...)  not retried not retried
-//	the call's context or WithTimeout ended not retried not retried
-//	any other error: TLS, certificates,    not retried not retried
-//	  "no such host", a body too large,
-//	  an invalid header, a redirect loop,
-//	  a custom transport's own error
+//	what happened                            GET, HEAD   POST, DELETE, PUT, PATCH
+//	429 Too Many Requests                    retried     retried (refused before processing)
+//	408, 425, 500, 502, 503, 504             retried     not retried
+//	no connection made (dial, DNS)           retried     retried (the request never left)
+//	connection lost once made, or while      retried     not retried (it may have been processed)
+//	  reading the body (reset, EOF, HTTP/2
+//	  reset or GOAWAY, transport timeouts)
+//	any other status (3xx, 4xx, 501, ...)    not retried not retried
+//	the context or WithTimeout ended         not retried not retried
+//	any other error (TLS, "no such host",    not retried not retried
+//	  a body too large, an invalid header,
+//	  a redirect loop, a transport's own)
 //
 // A request is sent at most 1 + RetryPolicy.MaxRetries times. Before a
 // retry, the client waits as the response's Retry-After says (seconds or an

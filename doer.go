@@ -55,7 +55,7 @@ func (d *doer) do(op *operations.Operation, req *http.Request) (*http.Response, 
 				continue
 			}
 			var b *body
-			if b, err = read(req, resp, d.maxBody, d.redact); err == nil {
+			if b, err = read(resp, d.maxBody, d.redact); err == nil {
 				return finish(op, req, resp, b, d.redact, poll)
 			}
 		}

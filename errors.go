@@ -19,25 +19,24 @@ import (
 const maxErrorBody = 16 << 10
 
 var (
-	// ErrInvalidRequest is matched (errors.Is) by the error for a request
-	// that breaks a constraint of the API spec; nothing was sent.
+	// ErrInvalidRequest matches (errors.Is) the error of a request that
+	// breaks the id rule or a constraint of the spec. Nothing was sent.
 	ErrInvalidRequest = errors.New("tensorpool: invalid request")
-
 	// ErrResponseTooLarge is wrapped by the *DecodeError of a 2xx response
 	// whose body is past the cap (WithMaxResponseBytes).
 	ErrResponseTooLarge = errors.New("response body too large (see WithMaxResponseBytes)")
 )
 
-// APIError is a response from the TensorPool API whose status is not 2xx,
-// a redirect the client did not follow included. Use errors.As to reach it
-// from any error this module returns, or IsStatus to branch on its status.
+// APIError is a response whose status is not 2xx, such as a redirect the
+// client did not follow. errors.As reaches it from any error of this
+// module; IsStatus branches on its status.
 type APIError struct {
 	StatusCode int    // HTTP status code
 	Method     string // request method
 	Path       string // request path, without host or query
-	// Message is the server's message (its "detail", "message", "error" or
-	// "external_message" field, or a text/plain body; for a redirect, where
-	// to), or empty, with control characters escaped and at most 1 KiB.
+	// Message is the server's "detail", "message", "error" or
+	// "external_message", a text/plain body, or a redirect's target: one
+	// line, control characters escaped, at most 1 KiB; or empty.
 	Message string
 	// Details holds the field errors of a 422 validation response.
 	Details []gen.ValidationError
@@ -50,9 +49,9 @@ type APIError struct {
 	Truncated bool
 }
 
-// newAPIError builds the error of a non-2xx response whose body is data.
-// redact is the client's rule, if the client read the body, and truncated
-// says whether it had to cut it.
+// newAPIError builds the error of a non-2xx response whose body is data;
+// redact is the client's rule, if it read the body, and truncated whether
+// it cut it.
 func newAPIError(resp *http.Response, data []byte, redact func(string) string, truncated bool) *APIError {
 	e := &APIError{StatusCode: resp.StatusCode}
 	if resp.Request != nil && resp.Request.URL != nil {
@@ -164,8 +163,7 @@ type DecodeError struct {
 	Err  error // what went wrong
 }
 
-// newDecodeError builds the error of a 2xx response Check refuses; redact
-// as for newAPIError.
+// newDecodeError builds the error of a 2xx response Check refuses.
 func newDecodeError(resp *http.Response, data []byte, redact func(string) string, err error) *DecodeError {
 	e := &DecodeError{StatusCode: resp.StatusCode, Err: err}
 	if resp.Request != nil && resp.Request.URL != nil {
@@ -187,8 +185,8 @@ func (e *DecodeError) Error() string {
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-// invalidRequest is the error for a request that breaks a constraint of the
-// spec; it matches ErrInvalidRequest (see ExampleNewClient_invalidRequest).
+// invalidRequest is the error of a request refused before sending; it
+// matches ErrInvalidRequest.
 type invalidRequest struct{ method, path, field, reason string }
 
 func (e *invalidRequest) Error() string {

@@ -15,8 +15,8 @@ import (
 // Option configures NewClient.
 type Option func(*config) error
 
-// config is everything NewClient was told; a ...Set field says the option
-// was given, so that it beats the environment or the HTTP client's Timeout.
+// config is what NewClient was told. A ...Set field says that the option
+// was given: it beats the environment or the HTTP client's Timeout.
 type config struct {
 	key, baseURL, userAgent        string
 	keySet, baseURLSet, timeoutSet bool
@@ -63,11 +63,10 @@ func WithBaseURL(u string) Option {
 // network you trust.
 func WithInsecureHTTP() Option { return set(func(c *config) { c.insecureHTTP = true }) }
 
-// WithHTTPClient sends requests through a copy of hc (never modified): its
-// Transport (http.DefaultTransport if nil) beneath the step that adds the
-// key, its Jar, its CheckRedirect for a GET's or HEAD's redirects, its
-// Timeout, unless zero, for each call as a whole (WithTimeout overrides
-// it). To bound each attempt, set the transport's timeouts instead, such as
+// WithHTTPClient sends requests through a copy of hc, which is never
+// modified: its Transport, Jar, CheckRedirect (for a GET or HEAD) and
+// Timeout, which bounds each call as a whole unless WithTimeout is given.
+// To bound each attempt, set the transport's timeouts, such as
 // ResponseHeaderTimeout: a GET that times out there is retried, a POST not.
 func WithHTTPClient(hc *http.Client) Option {
 	return setIf(hc != nil, errors.New("tensorpool: WithHTTPClient(nil)"), func(c *config) { c.httpClient = hc })
@@ -114,7 +113,6 @@ func WithRequestEditorFn(fn gen.RequestEditorFn) Option {
 	return set(func(c *config) { c.editors = append(c.editors, gen.WithRequestEditorFn(fn)) })
 }
 
-// WithoutClientValidation turns off the check, before sending, of the
-// constraints the spec states (for example: cluster_ids has exactly one
-// element), for example to exercise a server's own validation.
+// WithoutClientValidation turns off the check of the constraints the spec
+// states (cluster_ids has one element), to exercise the server's own.
 func WithoutClientValidation() Option { return set(func(c *config) { c.noValidation = true }) }

@@ -13,10 +13,9 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// redacted replaces the key; minCut is the shortest start of a printed form
-// of the key that counts as a cut key; a key shorter than shortKey is
-// replaced only where it stands alone, and never as a cut key; minKey is the
-// shortest key NewClient takes (errShortKey).
+// redacted replaces the key. minCut is the shortest start of a printed key
+// that counts as a cut key. A key shorter than shortKey is replaced only
+// where it stands alone, never as a cut key. minKey is NewClient's least.
 const (
 	redacted, minCut, shortKey, minKey = "[REDACTED]", 4, 8, 4
 	errShortKey                        = "tensorpool: invalid API key: it is shorter than 4 characters"

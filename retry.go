@@ -16,16 +16,15 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
-// RetryPolicy sets how often and how long the client retries; what it
+// RetryPolicy sets how often and how long the client retries. What it
 // retries is fixed (see the package documentation).
 type RetryPolicy struct {
 	MaxRetries int // sends after the first; 0 disables retries
-	// MinBackoff and MaxBackoff bound the exponential backoff used without
-	// Retry-After: MinBackoff before the first retry, doubling up to
-	// MaxBackoff, each wait drawn between half that value and that value.
+	// Without Retry-After, retry n waits a random time between d/2 and d,
+	// where d is MinBackoff·2^(n-1), at most MaxBackoff.
 	MinBackoff, MaxBackoff time.Duration
-	// MaxRetryAfter is the longest Retry-After waited for: a response asking
-	// for longer is returned at once (APIError.RetryAfter).
+	// MaxRetryAfter is the longest Retry-After waited for. A response that
+	// asks for longer is returned at once (APIError.RetryAfter).
 	MaxRetryAfter time.Duration
 }
 
@@ -60,9 +59,8 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return d/2 + rand.N(d-d/2+1)
 }
 
-// again reports whether to send req again after attempt (see the package
-// documentation), having waited if so. It returns ctx's error if ctx ends
-// during the wait.
+// again reports whether to send req again after attempt, having waited if
+// so. Its error is ctx's, if ctx ends during the wait.
 func (p RetryPolicy) again(ctx context.Context, log logger, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (bool, error) {
 	if attempt > maxRetries || ctx.Err() != nil {
 		return false, nil
@@ -124,8 +122,7 @@ type logger struct {
 	redact func(string) string
 }
 
-// attempt logs one attempt at debug level: its status or error, and how
-// long it took.
+// attempt logs an attempt at debug level: its status or error, and time.
 func (l logger) attempt(req *http.Request, attempt int, resp *http.Response, err error, start time.Time) {
 	if l.l == nil || !l.l.Enabled(req.Context(), slog.LevelDebug) {
 		return

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// origin is the base URL's scheme and host: the only origin that gets the
-// key. It sends each attempt of a call.
+// origin is the base URL's scheme and host, the only origin that gets the
+// key; it sends each attempt of a call.
 type origin struct {
 	scheme, host string
 	auth         func(http.Header) // sets the key: the only place it is kept
@@ -58,11 +58,9 @@ func (o origin) send(ctx context.Context, hc *http.Client, req *http.Request, at
 }
 
 // redirectPolicy is the http.Client.CheckRedirect NewClient installs. A GET
-// or HEAD follows redirects as user (else net/http's default) decides, and
-// the key goes only to the origin, even where net/http would keep it (a
-// subdomain, another port). Any other method stops there, its redirect
-// being the response: net/http would replay it as a GET, which could seem
-// to succeed though it never ran.
+// or HEAD follows redirects as user (else net/http) decides, and the key
+// goes only to the origin, even where net/http would keep it. For any other
+// method, the redirect is the response: net/http would replay it as a GET.
 func (o origin) redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if !strings.EqualFold(req.URL.Scheme, o.scheme) || !strings.EqualFold(req.URL.Host, o.host) {

@@ -2,6 +2,7 @@ package tensorpool
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,13 @@ import (
 
 	"github.com/tensorpool/tensorpool-go/gen/operations"
 )
+
+//go:embed openapi.json
+var openAPIDocument []byte
+
+// OpenAPIDocument returns a copy of the vendored OpenAPI document
+// (openapi.json) that package gen was generated from.
+func OpenAPIDocument() []byte { return bytes.Clone(openAPIDocument) }
 
 // maxValidatedBody bounds what validation holds of a request body.
 const maxValidatedBody = 1 << 20
@@ -31,8 +39,8 @@ type schema struct {
 	MaxItems   *int               `json:"maxItems"`
 }
 
-// pattern is a schema's pattern, compiled once as the document loads. It
-// is nil if it does not compile, and then it is not checked.
+// pattern is a schema's pattern, compiled as the document loads; nil,
+// and not checked, if it does not compile.
 type pattern struct{ *regexp.Regexp }
 
 func (p *pattern) UnmarshalJSON(b []byte) error {
@@ -93,10 +101,9 @@ func loadDocument(data []byte, ops []operations.Operation) *document {
 	return d
 }
 
-// checkBody returns an ErrInvalidRequest error for the first constraint of op
-// that req's JSON body breaks. A body without GetBody is read into memory
-// and made replayable. Malformed JSON is sent: the server's 422 says more
-// than the client could.
+// checkBody returns an ErrInvalidRequest error for the first constraint of
+// op that req's JSON body breaks. Malformed JSON is sent: the server's 422
+// says more than the client could.
 func (d *document) checkBody(op *operations.Operation, req *http.Request) error {
 	s := d.ops[op].body
 	if s == nil {
@@ -170,8 +177,7 @@ func elements(n int) string {
 }
 
 // requestBody returns a copy of req's body, leaving req able to send it. A
-// streamed body past maxValidatedBody is sent as it comes, unvalidated
-// (nil).
+// streamed body past maxValidatedBody is sent as it comes: nil.
 func requestBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
