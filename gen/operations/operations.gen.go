@@ -63,19 +63,15 @@ func (c *Client) check(op *Operation, i int, value string) error {
 // request builders write it: a list's items joined by commas (the
 // "simple" style), anything else as fmt prints it.
 func pathText(v any) string {
-	if _, ok := v.(fmt.Stringer); !ok {
-		switch rv := reflect.ValueOf(v); rv.Kind() {
-		case reflect.String:
-			return rv.String()
-		case reflect.Slice, reflect.Array:
-			items := make([]string, rv.Len())
-			for i := range items {
-				items[i] = pathText(rv.Index(i).Interface())
-			}
-			return strings.Join(items, ",")
-		}
+	rv := reflect.ValueOf(v)
+	if _, ok := v.(fmt.Stringer); ok || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return fmt.Sprint(v)
 	}
-	return fmt.Sprint(v)
+	items := make([]string, rv.Len())
+	for i := range items {
+		items[i] = pathText(rv.Index(i).Interface())
+	}
+	return strings.Join(items, ",")
 }
 
 // All lists the operations that gen's client methods send, in the order of
