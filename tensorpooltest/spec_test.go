@@ -74,10 +74,11 @@ func TestMethodsOfAPathInAFixedOrder(t *testing.T) {
 }
 
 // FastAPI writes paths that differ only in their template names (GET
-// /x/{id} beside PATCH /x/{attempt_id}), which kin-openapi rejects as
-// conflicting. The engine loads such a document: it keeps each operation's
-// key as the document writes it, validates requests to both twins with
-// their own parameter schemas, and still serves the seed operations.
+// /x/{id} beside PATCH /x/{attempt_id}), which kin-openapi calls
+// conflicting. The engine loads such a document without a problem: it keeps
+// each operation's key as the document writes it, validates requests to
+// both twins with their own parameter schemas, and still serves the seed
+// operations.
 func TestTemplateTwinsLoad(t *testing.T) {
 	doc := specWith(t, func(doc map[string]any) {
 		paths := obj(doc["paths"])
@@ -93,6 +94,9 @@ func TestTemplateTwinsLoad(t *testing.T) {
 		paths["/twins/{attempt_id}"] = twin("patch", "attempt_id")
 	})
 	s := seeded(t, tensorpooltest.WithSpec(doc))
+	if problems := s.Engine.SpecProblems(); len(problems) != 0 {
+		t.Errorf("SpecProblems() = %v: twins are no problem", problems)
+	}
 	ops := s.Engine.Operations()
 	for _, want := range []string{"GET /twins/{id}", "PATCH /twins/{attempt_id}", "DELETE /storage/{storage_id}"} {
 		if !slices.Contains(ops, want) {
