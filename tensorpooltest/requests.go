@@ -102,7 +102,7 @@ func (e *Engine) SetLifecycle(requestID string, l Lifecycle) bool {
 	defer e.mu.Unlock()
 	e.advance(time.Now())
 	r, ok := e.requests[requestID]
-	if !ok || r.applied {
+	if !ok || r.ended {
 		return false
 	}
 	r.lifecycle = l
@@ -119,7 +119,7 @@ type asyncRequest struct {
 	created   time.Time
 	lifecycle Lifecycle
 	effect    func() // applies the change, once, with e.mu held, if the request completes
-	applied   bool   // the request is terminal, and its effect applied if it completed
+	ended     bool   // the request is terminal, and its effect applied if it completed
 
 	pendingMsg, doneMsg string // the engine's own external_message wording
 }
@@ -146,7 +146,7 @@ func (e *Engine) newRequest(now time.Time, typ gen.RequestType, s *Storage, cl *
 // cluster cl (either may be nil), or "".
 func (e *Engine) busy(s *Storage, cl *Cluster) string {
 	for _, r := range e.order {
-		if !r.applied && (s != nil && r.volume == s || cl != nil && r.cluster == cl) {
+		if !r.ended && (s != nil && r.volume == s || cl != nil && r.cluster == cl) {
 			return r.id
 		}
 	}
@@ -164,29 +164,24 @@ func (r *asyncRequest) phase(now time.Time) Phase {
 	return r.lifecycle[len(r.lifecycle)-1]
 }
 
-// end is when the request reaches its terminal phase.
-func (r *asyncRequest) end() time.Time {
-	t := r.created
-	for _, p := range r.lifecycle[:len(r.lifecycle)-1] {
-		t = t.Add(p.For)
-	}
-	return t
-}
-
-// advance applies, in the order they happened, the effects of every request
-// that reached its terminal status by now. Nothing runs in the background:
-// every entry point calls advance first, which is what lets the engine run
-// inside a synctest bubble.
+// advance ends every request that reached its terminal status by now, and
+// applies the effect of each that completed. Requests in flight never share
+// a cluster, nor a volume but for one attach's, so their effects commute.
+// Nothing runs in the background: every entry point calls advance first,
+// which is what lets the engine run inside a synctest bubble.
 func (e *Engine) advance(now time.Time) {
-	var due []*asyncRequest
 	for _, r := range e.order {
-		if !r.applied && !r.end().After(now) {
-			due = append(due, r)
+		if r.ended {
+			continue
 		}
-	}
-	slices.SortStableFunc(due, func(a, b *asyncRequest) int { return a.end().Compare(b.end()) })
-	for _, r := range due {
-		r.applied = true
+		end := r.created
+		for _, p := range r.lifecycle[:len(r.lifecycle)-1] {
+			end = end.Add(p.For)
+		}
+		if end.After(now) {
+			continue
+		}
+		r.ended = true
 		// Guess: a FAILED request changes nothing (no partial attach); the
 		// seeds only say FAILED is terminal.
 		if r.lifecycle[len(r.lifecycle)-1].Status == gen.RequestStatusCOMPLETED {
