@@ -48,11 +48,9 @@ func Succeed(pending, processing time.Duration) Lifecycle {
 // Fail is PENDING for pending, PROCESSING for processing, then FAILED with
 // message as the external_message.
 func Fail(pending, processing time.Duration, message string) Lifecycle {
-	return Lifecycle{
-		{Status: gen.RequestStatusPENDING, For: pending},
-		{Status: gen.RequestStatusPROCESSING, For: processing},
-		{Status: gen.RequestStatusFAILED, Message: message},
-	}
+	l := Succeed(pending, processing)
+	l[2] = Phase{Status: gen.RequestStatusFAILED, Message: message}
+	return l
 }
 
 func terminal(s gen.RequestStatus) bool {
@@ -174,18 +172,13 @@ func (e *Engine) advance(now time.Time) {
 		if r.ended {
 			continue
 		}
-		end := r.created
-		for _, p := range r.lifecycle[:len(r.lifecycle)-1] {
-			end = end.Add(p.For)
-		}
-		if end.After(now) {
-			continue
-		}
-		r.ended = true
-		// Guess: a FAILED request changes nothing (no partial attach); the
-		// seeds only say FAILED is terminal.
-		if r.lifecycle[len(r.lifecycle)-1].Status == gen.RequestStatusCOMPLETED {
-			r.effect()
+		if p := r.phase(now); terminal(p.Status) {
+			r.ended = true
+			// Guess: a FAILED request changes nothing (no partial attach);
+			// the seeds only say FAILED is terminal.
+			if p.Status == gen.RequestStatusCOMPLETED {
+				r.effect()
+			}
 		}
 	}
 }
