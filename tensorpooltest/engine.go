@@ -160,8 +160,16 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 
 // route finds the operation of a request, applies any fault, and answers.
 func (e *Engine) route(r *http.Request) (*result, error) {
-	if r.URL.Path == healthzPath && e.spec.doc.Paths.Value(healthzPath) == nil { // before a template that would take it (/{id})
-		return healthz(r), nil
+	// The health check: the seeds name it as the one endpoint that needs no
+	// API key. The OpenAPI document does not list it; one that does routes
+	// it as any other operation. It is checked before a template that would
+	// take it (/{id}). Guess: the docs give no body; a small JSON object
+	// suits a probe that checks for 200 and JSON.
+	if r.URL.Path == "/healthz" && e.spec.doc.Paths.Value("/healthz") == nil {
+		if r.Method != http.MethodGet {
+			return methodNotAllowed(http.MethodGet), nil
+		}
+		return jsonResult(http.StatusOK, map[string]string{"status": "ok"}), nil
 	}
 	rt, params, allow := e.spec.find(r.Method, r.URL)
 	if len(allow) > 0 {
@@ -244,24 +252,6 @@ func (e *Engine) answer(r *http.Request, rt *route, params map[string]string, bo
 	defer e.mu.Unlock()
 	e.advance(now)
 	return h(e, &call{now: now, params: params, body: body})
-}
-
-// healthzPath is the API's health check. The seeds name it as the one
-// endpoint that needs no API key. The OpenAPI document does not list it.
-const healthzPath = "/healthz"
-
-// healthz answers the health check, with no authentication: GET gets 200
-// and {"status":"ok"}, any other method 405. A document that declares
-// /healthz itself is routed like any other operation instead.
-//
-// Guess: the docs give no shape for the body (nor its content type); the
-// engine sends a small JSON object, so a probe that only checks for 200
-// and JSON works against it.
-func healthz(r *http.Request) *result {
-	if r.Method != http.MethodGet {
-		return methodNotAllowed(http.MethodGet)
-	}
-	return jsonResult(http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // call is what a handler gets: the validated request.

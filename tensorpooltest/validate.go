@@ -137,9 +137,11 @@ func validationDetail(err error) []validationItem {
 // schemaItems flattens a schema error into one item per failing value.
 func schemaItems(loc []any, se *openapi3.SchemaError) []validationItem {
 	var items []validationItem
-	if subs := (openapi3.MultiError)(nil); se.Origin != nil && errors.As(se.Origin, &subs) {
+	var subs openapi3.MultiError
+	if se.Origin != nil && errors.As(se.Origin, &subs) {
 		for _, sub := range subs {
-			if sse := (*openapi3.SchemaError)(nil); errors.As(sub, &sse) {
+			var sse *openapi3.SchemaError
+			if errors.As(sub, &sse) {
 				items = append(items, schemaItems(loc, sse)...)
 			}
 		}
@@ -152,7 +154,8 @@ func schemaItems(loc []any, se *openapi3.SchemaError) []validationItem {
 		at = append(at, p)
 	}
 	// JSON Schema 2020-12 (3.1) names the missing properties.
-	if ve := (*jsonschema.ValidationError)(nil); errors.As(se, &ve) {
+	var ve *jsonschema.ValidationError
+	if errors.As(se, &ve) {
 		if req, ok := ve.ErrorKind.(*kind.Required); ok && len(req.Missing) > 0 {
 			for _, name := range req.Missing {
 				items = append(items, validationItem{Loc: append(slices.Clone(at), name), Msg: "Field required", Type: "missing"})
