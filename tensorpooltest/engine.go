@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -114,13 +113,16 @@ type result struct {
 	anyRetryAfter bool // Retry-After, sent or not, is not validated
 }
 
-// jsonResult is a JSON response. v must marshal.
+// jsonResult is a JSON response. v must marshal. Its Date header is the
+// one net/http servers send, for the in-process transport too: clients
+// compare it with an HTTP-date Retry-After.
 func jsonResult(status int, v any) *result {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
 	}
-	return &result{status: status, header: http.Header{"Content-Type": {"application/json"}}, body: b}
+	h := http.Header{"Content-Type": {"application/json"}, "Date": {time.Now().UTC().Format(http.TimeFormat)}}
+	return &result{status: status, header: h, body: b}
 }
 
 // errorResult is an error response.
@@ -142,24 +144,9 @@ func methodNotAllowed(allow ...string) *result {
 // errDropped is serve's error when a fault drops the connection.
 var errDropped = fmt.Errorf("tensorpooltest: connection dropped by an injected fault: %w", io.ErrUnexpectedEOF)
 
-// serve answers one request; both ServeHTTP and RoundTrip call it.
+// serve finds the operation of a request, applies any fault, and answers;
+// both ServeHTTP and RoundTrip call it.
 func (e *Engine) serve(r *http.Request) (*result, error) {
-	res, err := e.route(r)
-	if err != nil {
-		return nil, err
-	}
-	if res.header.Get("Date") == "" {
-		// net/http servers send it anyway. Set here, the in-process
-		// transport has it too, for clients to compare with an HTTP-date
-		// Retry-After.
-		res.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	}
-	res.header.Set("Content-Length", strconv.Itoa(len(res.body)))
-	return res, nil
-}
-
-// route finds the operation of a request, applies any fault, and answers.
-func (e *Engine) route(r *http.Request) (*result, error) {
 	// The health check: the seeds name it as the one endpoint that needs no
 	// API key. The OpenAPI document does not list it; one that does routes
 	// it as any other operation. It is checked before a template that would

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 // ServeHTTP implements http.Handler. A fault that drops the connection
@@ -20,6 +21,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range res.header {
 		w.Header()[k] = v
 	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(res.body)))
 	w.WriteHeader(res.status)
 	w.Write(res.body)
 }
@@ -48,6 +50,7 @@ func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.header.Set("Content-Length", strconv.Itoa(len(res.body)))
 	return &http.Response{
 		Status:        fmt.Sprintf("%d %s", res.status, http.StatusText(res.status)),
 		StatusCode:    res.status,
