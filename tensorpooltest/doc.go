@@ -1,8 +1,8 @@
-// Package tensorpooltest is an in-memory TensorPool engine for tests: yours
-// and ours. It serves every operation of the vendored OpenAPI document
-// (openapi.json), models storage volumes, clusters, attachments and the
-// asynchronous request lifecycle the API documents, and validates every
-// request and every response against the document with kin-openapi.
+// Package tensorpooltest is an in-memory TensorPool engine for tests. It
+// serves every operation of the vendored OpenAPI document (openapi.json). It
+// models storage volumes, clusters, attachments and the asynchronous request
+// lifecycle. It validates every request and response against the document
+// with kin-openapi.
 //
 // The shortest correct use, in a test:
 //
@@ -11,28 +11,25 @@
 //	srv.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
 //	err := attachAndWait(ctx, srv.Client, "s-1", "c-1") // your code
 //
-// Server.Client is the production client, tensorpool.NewClient with the
-// engine's key and URL, so your code is tested with the retries, validation
-// and errors it meets in production; Server.RawClient shows the engine's raw
-// answers.
+// Server.Client is the production client (tensorpool.NewClient), so your code
+// meets the retries, validation and errors of production. Server.RawClient
+// shows the engine's raw answers.
 //
-// A request that does not conform to the document is answered 422 with an
-// HTTPValidationError body, as upstream's FastAPI would; a missing or wrong
-// API key is answered 403 "Access denied", as the seeds declare for attach
-// and destroy (request info declares no 403: there it is a guess). A
-// response of the engine's that does not conform is reported
-// (WithViolationHandler); NewServer makes it fail the test.
+// A request that does not conform to the document gets 422 with an
+// HTTPValidationError body, as from upstream's FastAPI. A missing or wrong
+// API key gets 403 "Access denied". A response of the engine's that does not
+// conform is reported (WithViolationHandler); NewServer fails the test.
 //
 // Asynchronous requests (attach, destroy) follow a Lifecycle: PENDING,
 // PROCESSING, possibly RETRYING, then COMPLETED or FAILED, on durations the
-// test chooses. Their effects apply when they reach COMPLETED. Nothing runs
-// in the background: the engine computes the state from time.Now() when it
-// is called, so inside a testing/synctest bubble it runs in fake time.
+// test chooses. Their effects apply at COMPLETED. Nothing runs in the
+// background: the engine computes the state from time.Now() when called, so
+// inside a testing/synctest bubble it runs in fake time.
 //
 // InjectFault scripts misbehaviour for the next requests of an operation:
-// 429/5xx answers with or without Retry-After, latency, dropped connections,
+// error answers with or without Retry-After, latency, dropped connections,
 // malformed JSON, unknown status values.
 //
 // Where the seeds (the API's published documentation) are silent, the
-// engine guesses; each guess is commented in the code with "Guess:".
+// engine guesses. Each guess is marked "Guess:" in the code.
 package tensorpooltest

@@ -1,26 +1,19 @@
 package tensorpooltest
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
-	"strconv"
 	"sync"
 	"time"
-
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
 )
 
 // DefaultAPIKey is the API key an engine accepts unless WithAPIKey says
 // otherwise.
 const DefaultAPIKey = "tp-test-key"
 
-// maxBody caps what the engine reads of a request body; a longer body is cut
+// maxBody caps what the engine reads of a request body. A longer body is cut
 // and fails validation. Guess: upstream's limit is unknown; 1 MiB is far
 // above any body the spec describes.
 const maxBody = 1 << 20
@@ -38,57 +31,41 @@ const maxBody = 1 << 20
 //
 // Its methods are safe for concurrent use.
 type Engine struct {
-	spec   *spec
-	apiKey string
-
-	onViolation func(Violation)
+	config
+	spec *spec
 
 	mu         sync.Mutex
-	storages   map[string]*storage
-	clusters   map[string]*cluster
+	storages   map[string]*Storage
+	clusters   map[string]*Cluster
 	requests   map[string]*asyncRequest
-	order      []*asyncRequest // creation order; effects apply in terminal-time order
-	nextID     int
-	lifecycle  Lifecycle   // for requests with nothing queued
-	queued     []Lifecycle // for the next requests, first come first served
-	retryAfter time.Duration
-	raForm     RetryAfterForm
-	faults     map[string][]Fault // by "METHOD /path" key
-	calls      map[string]int     // by "METHOD /path" key
+	order      []*asyncRequest    // in creation order
+	queued     []Lifecycle        // for the next requests, first come first served
+	faults     map[string][]Fault // by operation key
+	calls      map[string]int     // by operation key
 	violations []Violation
-	handlers   map[string]handler
 }
 
 // New returns an engine with no storage volumes, clusters or requests. It
 // panics if the OpenAPI document (see WithSpec) does not load or an
 // operation it models is invalid: the vendored one always loads.
 func New(opts ...Option) *Engine {
-	c := config{apiKey: DefaultAPIKey, lifecycle: DefaultLifecycle(), retryAfter: 2 * time.Second}
+	e := &Engine{
+		config:   config{apiKey: DefaultAPIKey, lifecycle: DefaultLifecycle(), retryAfter: 2 * time.Second},
+		storages: map[string]*Storage{},
+		clusters: map[string]*Cluster{},
+		requests: map[string]*asyncRequest{},
+		faults:   map[string][]Fault{},
+		calls:    map[string]int{},
+	}
 	for _, o := range opts {
-		o(&c)
+		o(&e.config)
 	}
-	s, err := loadSpec(c.spec)
-	if err != nil {
+	e.lifecycle = e.lifecycle.own()
+	var err error
+	if e.spec, err = loadSpec(e.document); err != nil {
 		panic(err)
 	}
-	c.lifecycle = slices.Clone(c.lifecycle) // the caller's slice may change
-	if err := c.lifecycle.check(); err != nil {
-		panic(err)
-	}
-	return &Engine{
-		spec:        s,
-		apiKey:      c.apiKey,
-		onViolation: c.onViolation,
-		storages:    map[string]*storage{},
-		clusters:    map[string]*cluster{},
-		requests:    map[string]*asyncRequest{},
-		lifecycle:   c.lifecycle,
-		retryAfter:  c.retryAfter,
-		raForm:      c.raForm,
-		faults:      map[string][]Fault{},
-		calls:       map[string]int{},
-		handlers:    handlers(),
-	}
+	return e
 }
 
 // APIKey returns the API key the engine accepts.
@@ -111,15 +88,6 @@ func (e *Engine) Violations() []Violation {
 	return append([]Violation(nil), e.violations...)
 }
 
-func (e *Engine) report(v Violation) {
-	e.mu.Lock()
-	e.violations = append(e.violations, v)
-	e.mu.Unlock()
-	if e.onViolation != nil {
-		e.onViolation(v)
-	}
-}
-
 // Calls returns how many requests reached the operation op, faults
 // included: op is its "METHOD /path" key ("GET /request/info/{request_id}"),
 // its operationId, or its name in gen ("GetRequestInfo"). Retries are
@@ -140,27 +108,20 @@ type result struct {
 	header http.Header
 	body   []byte
 
-	// undeclared says why the engine answers with a status the operation
-	// does not declare; response validation then accepts the status.
-	undeclared string
-	// skipValidation says why the response must not be validated at all
-	// (it is deliberately malformed, by an injected fault).
-	skipValidation string
-	// retryAfterDate marks a Retry-After sent as an HTTP-date.
-	retryAfterDate bool
-	// exemptRetryAfter leaves Retry-After, present or not, out of response
-	// validation.
-	exemptRetryAfter bool
+	undeclared    bool // a status the operation does not declare, on purpose: validation accepts it
+	unchecked     bool // deliberately malformed by a fault: not validated
+	anyRetryAfter bool // Retry-After, sent or not, is not validated
 }
 
-// jsonResult is a JSON response. v must marshal.
+// jsonResult is a JSON response. v must marshal. Its Date header is the
+// one net/http servers send, for the in-process transport too: clients
+// compare it with an HTTP-date Retry-After.
 func jsonResult(status int, v any) *result {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
 	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
+	h := http.Header{"Content-Type": {"application/json"}, "Date": {time.Now().UTC().Format(http.TimeFormat)}}
 	return &result{status: status, header: h, body: b}
 }
 
@@ -174,146 +135,110 @@ func errorResult(status int, format string, args ...any) *result {
 	return jsonResult(status, map[string]string{"detail": fmt.Sprintf(format, args...)})
 }
 
-// errDropped is serve's answer when a fault drops the connection.
-var errDropped = errors.New("tensorpooltest: connection dropped by an injected fault")
-
-// serve answers one request; both ServeHTTP and RoundTrip call it.
-func (e *Engine) serve(r *http.Request) (*result, error) {
-	res, err := e.route(r)
-	if err != nil {
-		return nil, err
-	}
-	if res.header.Get("Date") == "" {
-		// Sent by net/http servers anyway; set here from time.Now() so the
-		// in-process transport has it too, and clients can compare it with
-		// an HTTP-date Retry-After.
-		res.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	}
-	res.header.Set("Content-Length", strconv.Itoa(len(res.body)))
-	return res, nil
+func methodNotAllowed(allow ...string) *result {
+	res := errorResult(http.StatusMethodNotAllowed, "Method Not Allowed")
+	res.header["Allow"] = allow
+	return res
 }
 
-// route finds the operation of a request, applies any fault, and answers.
-func (e *Engine) route(r *http.Request) (*result, error) {
-	ctx := r.Context()
-	if r.URL.Path == healthzPath && e.spec.doc.Paths.Value(healthzPath) == nil { // before a template that would take it (/{id})
-		return healthz(r), nil
+// errDropped is serve's error when a fault drops the connection.
+var errDropped = fmt.Errorf("tensorpooltest: connection dropped by an injected fault: %w", io.ErrUnexpectedEOF)
+
+// serve finds the operation of a request, applies any fault, and answers;
+// both ServeHTTP and RoundTrip call it.
+func (e *Engine) serve(r *http.Request) (*result, error) {
+	// The health check: the seeds name it as the one endpoint that needs no
+	// API key. The OpenAPI document does not list it; one that does routes
+	// it as any other operation. It is checked before a template that would
+	// take it (/{id}). Guess: the docs give no body; a small JSON object
+	// suits a probe that checks for 200 and JSON.
+	if r.URL.Path == "/healthz" && e.spec.doc.Paths.Value("/healthz") == nil {
+		if r.Method != http.MethodGet {
+			return methodNotAllowed(http.MethodGet), nil
+		}
+		return jsonResult(http.StatusOK, map[string]string{"status": "ok"}), nil
 	}
-	rt, params, err := e.spec.find(r.Method, r.URL)
-	if err != nil {
-		var mna errMethodNotAllowed
-		if errors.As(err, &mna) {
-			res := errorResult(http.StatusMethodNotAllowed, "Method Not Allowed")
-			for _, m := range mna.allow {
-				res.header.Add("Allow", m)
-			}
-			return res, nil
-		}
-		if errors.Is(err, routers.ErrPathNotFound) {
-			// Guess: FastAPI's answer to a path it does not route (and 405
-			// above for a known path under another method); no operation,
-			// so nothing to validate against.
-			return errorResult(http.StatusNotFound, "Not Found"), nil
-		}
-		return errorResult(http.StatusBadRequest, "bad path: %v", err), nil
+	rt, params, allow := e.spec.find(r.Method, r.URL)
+	if len(allow) > 0 {
+		return methodNotAllowed(allow...), nil
+	}
+	if rt == nil {
+		// Guess: FastAPI's answer to a path it does not route. There is no
+		// operation to validate against.
+		return errorResult(http.StatusNotFound, "Not Found"), nil
 	}
 
 	e.mu.Lock()
 	e.calls[rt.key]++
-	f, faulted := e.takeFault(rt.key)
+	var f Fault // the zero Fault changes nothing
+	if q := e.faults[rt.key]; len(q) > 0 {
+		f, e.faults[rt.key] = q[0], q[1:]
+	}
 	e.mu.Unlock()
 
-	if faulted && f.Latency > 0 {
+	if f.Latency > 0 {
 		t := time.NewTimer(f.Latency)
 		select {
 		case <-t.C:
-		case <-ctx.Done():
+		case <-r.Context().Done():
 			t.Stop()
-			return nil, ctx.Err()
+			return nil, r.Context().Err()
 		}
 	}
-	if faulted && f.Drop && !f.Process {
+	var res *result
+	switch {
+	case f.Drop && !f.Process:
 		return nil, errDropped
-	}
-	if faulted && f.Status != 0 && !f.Process {
-		res := f.result()
-		e.validateResponse(ctx, rt, &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: rt.kr}, res)
-		return res, nil
-	}
-
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
-		return nil, err
-	}
-	res, in := e.answer(ctx, r, rt, params, body)
-	if faulted {
+	case f.Status != 0 && !f.Process:
+		res = f.result()
+	default:
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+		if err != nil {
+			return nil, err
+		}
+		res = e.answer(r, rt, params, body)
 		if f.Drop {
 			return nil, errDropped // the work is done, the answer lost
 		}
 		if f.Status != 0 {
 			res = f.result()
-		} else {
-			res = f.mangle(res)
 		}
 	}
-	e.validateResponse(ctx, rt, in, res)
+	res = f.mangle(res)
+	e.validateResponse(r, rt, res)
 	return res, nil
 }
 
-// answer validates a request and runs its operation. It returns the
-// validation input too, which response validation needs.
-func (e *Engine) answer(ctx context.Context, r *http.Request, rt *route, params map[string]string, body []byte) (*result, *openapi3filter.RequestValidationInput) {
-	in, authed, err := e.validateRequest(ctx, r, rt, params, body)
-	// Guess: authentication is checked before the request's shape (403
-	// before 422), as FastAPI's HTTPBearer dependency does.
+// answer authenticates and validates a request, then runs its operation.
+func (e *Engine) answer(r *http.Request, rt *route, params map[string]string, body []byte) *result {
+	// Guess: authentication comes before the request's shape (403 before
+	// 422), as with FastAPI's HTTPBearer dependency.
+	authed, invalid := e.validateRequest(r, rt, params, body)
 	if !authed {
 		// The seeds: every endpoint but /healthz requires the key; attach
 		// and destroy declare 403 "Access denied" (and no 401). Guess: the
 		// body's wording. The message never repeats what the client sent.
 		res := errorResult(http.StatusForbidden, "Access denied: missing or wrong API key")
-		if rt.kr.Operation.Responses.Status(http.StatusForbidden) == nil {
-			// Guess: an operation that declares no 403 (request info)
-			// answers a bad key as the others do.
-			res.undeclared = "403 answers a missing or wrong API key on every operation"
-		}
-		return res, in
+		// Guess: an operation that declares no 403 (request info) answers a
+		// bad key as the others do.
+		res.undeclared = true
+		return res
 	}
-	if err != nil {
-		res := jsonResult(http.StatusUnprocessableEntity, map[string]any{"detail": validationDetail(err)})
-		return res, in
+	if len(invalid) > 0 {
+		return jsonResult(http.StatusUnprocessableEntity, map[string]any{"detail": invalid})
 	}
-	h, ok := e.handlers[rt.key]
+	h, ok := handlers[rt.key]
 	if !ok {
 		res := errorResult(http.StatusNotImplemented,
 			"tensorpooltest: operation %s is in the OpenAPI document but the engine does not implement it", rt.opName())
-		res.undeclared = "501 answers an operation the engine does not model"
-		return res, in
+		res.undeclared = true
+		return res
 	}
 	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.advance(now)
-	return h(e, &call{now: now, params: params, body: body}), in
-}
-
-// healthzPath is the API's health check: the seeds name it as the one
-// endpoint that needs no API key, but the OpenAPI document does not list it.
-const healthzPath = "/healthz"
-
-// healthz answers the health check, with no authentication: GET gets 200
-// and {"status":"ok"}, any other method 405. A document that declares
-// /healthz itself is routed like any other operation instead.
-//
-// Guess: the docs give no shape for the body (nor its content type); the
-// engine sends a small JSON object, so a probe that only checks for 200
-// and JSON works against it.
-func healthz(r *http.Request) *result {
-	if r.Method != http.MethodGet {
-		res := errorResult(http.StatusMethodNotAllowed, "Method Not Allowed")
-		res.header.Set("Allow", http.MethodGet)
-		return res
-	}
-	return jsonResult(http.StatusOK, map[string]string{"status": "ok"})
+	return h(e, &call{now: now, params: params, body: body})
 }
 
 // call is what a handler gets: the validated request.
@@ -326,13 +251,10 @@ type call struct {
 // handler runs one operation with e.mu held.
 type handler func(e *Engine, c *call) *result
 
-// handlers are the operations the engine models, by "METHOD /path" key. An
-// operation of the document that is not here answers 501; a key here that
-// the document lacks is never routed to.
-func handlers() map[string]handler {
-	return map[string]handler{
-		"POST /storage/attach":           (*Engine).storageAttach,
-		"DELETE /storage/{storage_id}":   (*Engine).storageDestroy,
-		"GET /request/info/{request_id}": (*Engine).requestInfo,
-	}
+// handlers are the operations the engine models, by operation key. An
+// operation of the document that is not here answers 501.
+var handlers = map[string]handler{
+	"POST /storage/attach":           (*Engine).storageAttach,
+	"DELETE /storage/{storage_id}":   (*Engine).storageDestroy,
+	"GET /request/info/{request_id}": (*Engine).requestInfo,
 }

@@ -9,8 +9,7 @@ import (
 
 // A Fault is a misbehaviour the engine shows on a request, instead of (or on
 // top of) its normal answer. The zero Fault changes nothing. Faults act
-// before authentication and validation, the way a proxy or a rate limiter in
-// front of the API would, unless Process is set.
+// before authentication and validation, unless Process is set.
 //
 // Guess: where real faults happen is unknown; acting before authentication
 // is what a rate limiter or gateway in front of the API does.
@@ -63,7 +62,8 @@ type Fault struct {
 // 429 (and, to a GET, of a 408, 425, 500, 502, 503 or 504), waiting their
 // RetryAfter (see tensorpool.DefaultRetryPolicy): inject 4 to see its
 // *tensorpool.APIError, or send through RawClient.
-// It panics if the document has no such operation, or if op names several
+//
+// It panics if the document has no such operation, if op names several
 // equally closely (two operationIds with one Go name: pass one as written),
 // on a negative n, and on a Status outside 400-599 (net/http treats a 1xx as
 // informational, and a 2xx or 3xx with an error body is no fault the API
@@ -96,16 +96,6 @@ func (e *Engine) ClearFaults() int {
 	return n
 }
 
-// takeFault pops the next fault of an operation, with e.mu held.
-func (e *Engine) takeFault(key string) (Fault, bool) {
-	q := e.faults[key]
-	if len(q) == 0 {
-		return Fault{}, false
-	}
-	e.faults[key] = q[1:]
-	return q[0], true
-}
-
 // result is a Status fault's answer.
 func (f Fault) result() *result {
 	msg := fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status))
@@ -117,20 +107,19 @@ func (f Fault) result() *result {
 	if f.RetryAfter != "" {
 		res.header.Set("Retry-After", f.RetryAfter)
 	}
-	// The status is the test's choice (429, 502 and 503 are declared by no
-	// operation), and so is Retry-After, valid or not, sent or not.
-	res.undeclared = "status chosen by an injected fault"
-	res.exemptRetryAfter = true
-	return f.mangle(res) // MalformedJSON cuts this body too
+	// The status and Retry-After are the test's choice: 429, 502 and 503
+	// are declared by no operation.
+	res.undeclared, res.anyRetryAfter = true, true
+	return res
 }
 
-// mangle applies the faults that corrupt a normal answer.
+// mangle applies the faults that corrupt an answer.
 func (f Fault) mangle(res *result) *result {
 	var body map[string]any
 	if (f.UnknownStatus != "" || f.NullRequestID) && json.Unmarshal(res.body, &body) == nil {
 		if _, ok := body["status"]; ok && f.UnknownStatus != "" {
 			body["status"] = f.UnknownStatus
-			res.skipValidation = "status value injected by a fault"
+			res.unchecked = true
 		}
 		if _, ok := body["request_id"]; ok && f.NullRequestID {
 			body["request_id"] = nil // valid where the spec allows it, and validated
@@ -139,7 +128,7 @@ func (f Fault) mangle(res *result) *result {
 	}
 	if f.MalformedJSON {
 		res.body = res.body[:len(res.body)/2]
-		res.skipValidation = "body truncated by an injected fault"
+		res.unchecked = true
 	}
 	return res
 }

@@ -10,11 +10,12 @@ import (
 // An Option configures an Engine.
 type Option func(*config)
 
+// config is what the options set; the Engine embeds it.
 type config struct {
-	spec        []byte
+	document    []byte
 	apiKey      string
 	lifecycle   Lifecycle
-	retryAfter  time.Duration
+	retryAfter  time.Duration // changed by SetRetryAfter, under the engine's mutex
 	raForm      RetryAfterForm
 	onViolation func(Violation)
 }
@@ -37,10 +38,9 @@ func WithAPIKey(key string) Option {
 func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = l } }
 
 // WithRetryAfter sets the Retry-After header GET /request/info sends while a
-// request is not terminal: the delay, and whether it is sent as whole seconds
-// (rounded up) or as an HTTP-date (time.Now() plus the delay, to the
-// second; compare it with the Date header), or not at all. The default is 2
-// seconds, in seconds.
+// request is not terminal: the delay, and its form (see RetryAfterForm).
+// The delay is rounded up to whole seconds. As an HTTP-date, it counts from
+// the answer's Date header. The default is 2 seconds, in seconds.
 //
 // Guess: the seeds give no value; 2 seconds is the official CLI's fallback
 // when the header is absent.
@@ -74,7 +74,9 @@ func WithViolationHandler(f func(Violation)) Option {
 // document does not load, or if an operation the engine models is invalid
 // but for its examples and defaults; what is wrong elsewhere, and those,
 // is tolerated and reported (Engine.SpecProblems).
-func WithSpec(openAPIDocument []byte) Option { return func(c *config) { c.spec = openAPIDocument } }
+func WithSpec(openAPIDocument []byte) Option {
+	return func(c *config) { c.document = openAPIDocument }
+}
 
 // RetryAfterForm is how the engine writes a Retry-After header.
 type RetryAfterForm int

@@ -1,7 +1,6 @@
 package tensorpooltest
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -49,58 +48,32 @@ func Succeed(pending, processing time.Duration) Lifecycle {
 // Fail is PENDING for pending, PROCESSING for processing, then FAILED with
 // message as the external_message.
 func Fail(pending, processing time.Duration, message string) Lifecycle {
-	return Lifecycle{
-		{Status: gen.RequestStatusPENDING, For: pending},
-		{Status: gen.RequestStatusPROCESSING, For: processing},
-		{Status: gen.RequestStatusFAILED, Message: message},
-	}
+	l := Succeed(pending, processing)
+	l[2] = Phase{Status: gen.RequestStatusFAILED, Message: message}
+	return l
 }
 
 func terminal(s gen.RequestStatus) bool {
 	return s == gen.RequestStatusCOMPLETED || s == gen.RequestStatusFAILED
 }
 
-func (l Lifecycle) check() error {
+// own returns a copy of l, which the caller can no longer change. It panics
+// if l is malformed.
+func (l Lifecycle) own() Lifecycle {
 	if len(l) == 0 {
-		return errors.New("tensorpooltest: empty Lifecycle")
+		panic("tensorpooltest: empty Lifecycle")
 	}
 	for i, p := range l {
-		if !p.Status.Valid() {
-			return fmt.Errorf("tensorpooltest: Lifecycle phase %d: unknown status %q", i, p.Status)
-		}
-		if p.For < 0 {
-			return fmt.Errorf("tensorpooltest: Lifecycle phase %d: negative duration", i)
-		}
-		if last := i == len(l)-1; terminal(p.Status) != last {
-			return fmt.Errorf("tensorpooltest: Lifecycle phase %d (%s): only the last phase is, and must be, terminal", i, p.Status)
+		switch {
+		case !p.Status.Valid():
+			panic(fmt.Sprintf("tensorpooltest: Lifecycle phase %d: unknown status %q", i, p.Status))
+		case p.For < 0:
+			panic(fmt.Sprintf("tensorpooltest: Lifecycle phase %d: negative duration", i))
+		case terminal(p.Status) != (i == len(l)-1):
+			panic(fmt.Sprintf("tensorpooltest: Lifecycle phase %d (%s): only the last phase is, and must be, terminal", i, p.Status))
 		}
 	}
-	return nil
-}
-
-// at returns the phase the lifecycle is in at now, given its start, and when
-// that phase ends (for the terminal phase: when it began).
-func (l Lifecycle) at(start time.Time, now time.Time) (Phase, time.Time) {
-	t := start
-	for _, p := range l[:len(l)-1] {
-		if p.For == 0 {
-			continue
-		}
-		if now.Before(t.Add(p.For)) {
-			return p, t.Add(p.For)
-		}
-		t = t.Add(p.For)
-	}
-	return l[len(l)-1], t
-}
-
-// end is when the lifecycle reaches its terminal phase.
-func (l Lifecycle) end(start time.Time) time.Time {
-	t := start
-	for _, p := range l[:len(l)-1] {
-		t = t.Add(p.For)
-	}
-	return t
+	return slices.Clone(l)
 }
 
 // QueueLifecycles sets the lifecycles of the next asynchronous requests the
@@ -110,10 +83,7 @@ func (l Lifecycle) end(start time.Time) time.Time {
 func (e *Engine) QueueLifecycles(ls ...Lifecycle) {
 	own := make([]Lifecycle, len(ls))
 	for i, l := range ls {
-		own[i] = slices.Clone(l)
-		if err := own[i].check(); err != nil {
-			panic(err)
-		}
+		own[i] = l.own()
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -125,19 +95,16 @@ func (e *Engine) QueueLifecycles(ls ...Lifecycle) {
 // already reached its terminal status; it panics on a malformed lifecycle.
 // The engine keeps a copy of l.
 func (e *Engine) SetLifecycle(requestID string, l Lifecycle) bool {
-	l = slices.Clone(l)
-	if err := l.check(); err != nil {
-		panic(err)
-	}
+	l = l.own()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.advance(time.Now())
 	r, ok := e.requests[requestID]
-	if !ok || r.applied {
+	if !ok || r.ended {
 		return false
 	}
 	r.lifecycle = l
-	e.advance(time.Now())
+	e.advance(time.Now()) // the new lifecycle may have ended already
 	return true
 }
 
@@ -145,21 +112,19 @@ func (e *Engine) SetLifecycle(requestID string, l Lifecycle) bool {
 type asyncRequest struct {
 	id        string
 	typ       gen.RequestType
-	objectID  string
+	volume    *Storage
+	cluster   *Cluster // an attach's target; nil for a destroy
 	created   time.Time
 	lifecycle Lifecycle
-	// effect applies the request's change of state when it completes; it
-	// runs with e.mu held, once.
-	effect  func()
-	release func() // runs at the terminal status whatever it is; may be nil
-	applied bool   // effect (or failure) has been applied
-	// messages are the engine's own external_message wording.
-	pendingMsg, doneMsg string
+	effect    func() // applies the change, once, with e.mu held, if the request completes
+	ended     bool   // the request is terminal, and its effect applied if it completed
+
+	pendingMsg, doneMsg string // the engine's own external_message wording
 }
 
-// newRequest registers an asynchronous request, with e.mu held.
-func (e *Engine) newRequest(now time.Time, typ gen.RequestType, objectID string) *asyncRequest {
-	e.nextID++
+// newRequest registers an asynchronous request on volume s (and, for an
+// attach, cluster cl), with e.mu held.
+func (e *Engine) newRequest(now time.Time, typ gen.RequestType, s *Storage, cl *Cluster) *asyncRequest {
 	l := e.lifecycle
 	if len(e.queued) > 0 {
 		l, e.queued = e.queued[0], e.queued[1:]
@@ -167,40 +132,53 @@ func (e *Engine) newRequest(now time.Time, typ gen.RequestType, objectID string)
 	r := &asyncRequest{
 		// Guess: the seed's example flow shows "req_abc123"; the engine's
 		// ids are "req_" and a counter, unique per engine.
-		id:        fmt.Sprintf("req_%06d", e.nextID),
-		typ:       typ,
-		objectID:  objectID,
-		created:   now,
-		lifecycle: l,
+		id:  fmt.Sprintf("req_%06d", len(e.order)+1),
+		typ: typ, volume: s, cluster: cl, created: now, lifecycle: l,
 	}
 	e.requests[r.id] = r
 	e.order = append(e.order, r)
 	return r
 }
 
-// advance applies, in the order they happened, the effects of every request
-// that reached its terminal status by now. Nothing runs in the background:
-// every entry point calls advance first, which is what lets the engine run
-// inside a synctest bubble.
-func (e *Engine) advance(now time.Time) {
-	var due []*asyncRequest
+// busy returns the id of the oldest request in flight on volume s or to
+// cluster cl (either may be nil), or "".
+func (e *Engine) busy(s *Storage, cl *Cluster) string {
 	for _, r := range e.order {
-		if !r.applied && !r.lifecycle.end(r.created).After(now) {
-			due = append(due, r)
+		if !r.ended && (s != nil && r.volume == s || cl != nil && r.cluster == cl) {
+			return r.id
 		}
 	}
-	slices.SortStableFunc(due, func(a, b *asyncRequest) int {
-		return a.lifecycle.end(a.created).Compare(b.lifecycle.end(b.created))
-	})
-	for _, r := range due {
-		r.applied = true
-		if r.release != nil {
-			r.release()
+	return ""
+}
+
+// phase is the request's phase at now.
+func (r *asyncRequest) phase(now time.Time) Phase {
+	t := r.created
+	for _, p := range r.lifecycle[:len(r.lifecycle)-1] {
+		if t = t.Add(p.For); p.For > 0 && now.Before(t) {
+			return p
 		}
-		// Guess: a FAILED request changes nothing (no partial attach); the
-		// seeds only say FAILED is terminal.
-		if final, _ := r.lifecycle.at(r.created, now); final.Status == gen.RequestStatusCOMPLETED && r.effect != nil {
-			r.effect()
+	}
+	return r.lifecycle[len(r.lifecycle)-1]
+}
+
+// advance ends every request that reached its terminal status by now, and
+// applies the effect of each that completed. Requests in flight never share
+// a cluster, nor a volume but for one attach's, so their effects commute.
+// Nothing runs in the background: every entry point calls advance first,
+// which is what lets the engine run inside a synctest bubble.
+func (e *Engine) advance(now time.Time) {
+	for _, r := range e.order {
+		if r.ended {
+			continue
+		}
+		if p := r.phase(now); terminal(p.Status) {
+			r.ended = true
+			// Guess: a FAILED request changes nothing (no partial attach);
+			// the seeds only say FAILED is terminal.
+			if p.Status == gen.RequestStatusCOMPLETED {
+				r.effect()
+			}
 		}
 	}
 }
@@ -213,35 +191,33 @@ func (e *Engine) requestInfo(c *call) *result {
 		// Guess: the spec declares only 200 and 422 here; an unknown id
 		// answers 404 like the other operations' "not found".
 		res := errorResult(http.StatusNotFound, "Request %s not found", id)
-		res.undeclared = "404 answers an unknown request id (the spec declares only 200 and 422)"
+		res.undeclared = true
 		return res
 	}
-	phase, _ := r.lifecycle.at(r.created, c.now)
+	phase := r.phase(c.now)
 	msg := phase.Message
 	if msg == "" {
 		switch phase.Status {
 		case gen.RequestStatusCOMPLETED:
 			msg = r.doneMsg
 		case gen.RequestStatusFAILED:
-			// Guess: wording, like the non-terminal ones below.
-			msg = "Request failed"
+			msg = "Request failed" // Guess: wording, like the others
 		case gen.RequestStatusPENDING:
 			// Guess: null until the work starts.
 		default:
 			msg = r.pendingMsg
 		}
 	}
-	body := map[string]any{
+	res := jsonResult(http.StatusOK, map[string]any{
 		"request_id":   r.id,
 		"request_type": r.typ,
 		"status":       phase.Status,
 		// Guess: "ISO format" in the spec; RFC 3339 in UTC with
 		// microseconds, close to Python's datetime.isoformat().
 		"created_at":       r.created.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
-		"object_id":        nullable(r.objectID),
+		"object_id":        r.volume.ID, // Guess: the spec says "cluster/storage"
 		"external_message": nullable(msg),
-	}
-	res := jsonResult(http.StatusOK, body)
+	})
 	if !terminal(phase.Status) {
 		e.setRetryAfter(res, c.now)
 	}
@@ -255,7 +231,6 @@ func (e *Engine) requestInfo(c *call) *result {
 // not terminal.
 func (e *Engine) setRetryAfter(res *result, now time.Time) {
 	switch e.raForm {
-	case RetryAfterOmitted:
 	case RetryAfterHTTPDate:
 		// HTTP-dates have whole seconds. The answer's Date is now, truncated
 		// as any server's is, and Retry-After is that Date plus the delay
@@ -265,8 +240,10 @@ func (e *Engine) setRetryAfter(res *result, now time.Time) {
 		res.header.Set("Date", date.UTC().Format(http.TimeFormat))
 		at := date.Add(time.Duration(ceilSeconds(e.retryAfter)-1) * time.Second).Add(time.Second) // no overflow
 		res.header.Set("Retry-After", at.UTC().Format(http.TimeFormat))
-		res.retryAfterDate = true
-	default:
+		// The spec declares an integer. RFC 9110 also allows an HTTP-date,
+		// and clients must be tested against both.
+		res.anyRetryAfter = true
+	case RetryAfterSeconds:
 		// Guess: a fraction of a second rounds up, never to an earlier poll.
 		res.header.Set("Retry-After", strconv.FormatInt(ceilSeconds(e.retryAfter), 10))
 	}

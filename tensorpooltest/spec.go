@@ -3,7 +3,6 @@ package tensorpooltest
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"maps"
@@ -37,49 +36,35 @@ type route struct {
 	kr     *routers.Route // what openapi3filter validates against
 }
 
-// Parsing and validating the 3.1 document takes milliseconds; the same bytes
-// give the same spec, so it is built once per process and per document.
-var specs sync.Map // [sha256.Size]byte -> *specOnce
-
-type specOnce struct {
-	once sync.Once
-	s    *spec
-	err  error
-}
+// specs holds each document's spec, built once per process: building one
+// takes milliseconds.
+var specs sync.Map // string(document) -> func() (*spec, error)
 
 func loadSpec(data []byte) (*spec, error) {
 	if data == nil {
 		data = tensorpool.OpenAPIDocument()
 	}
-	v, _ := specs.LoadOrStore(sha256.Sum256(data), &specOnce{})
-	so := v.(*specOnce)
-	so.once.Do(func() { so.s, so.err = buildSpec(data) })
-	return so.s, so.err
+	build, _ := specs.LoadOrStore(string(data), sync.OnceValues(func() (*spec, error) { return buildSpec(data) }))
+	return build.(func() (*spec, error))()
 }
 
 var templateParam = regexp.MustCompile(`\{([^{}/]+)\}`)
 
 func buildSpec(data []byte) (*spec, error) {
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = false
-	doc, err := loader.LoadFromData(data)
+	doc, err := openapi3.NewLoader().LoadFromData(data) // no external $refs
 	if err != nil {
 		return nil, fmt.Errorf("tensorpooltest: loading OpenAPI document: %w", err)
 	}
-	original := mergeTemplateTwins(doc)
 	s := &spec{doc: doc}
 	// Only what the engine serves must be valid, and only as far as serving
 	// needs: kin-openapi's options drop examples and defaults, which the
 	// engine never reads. The rest of a real document is reported
-	// (Engine.SpecProblems), not refused: what those options cannot cover
-	// (vendor keywords beside schema keywords, which AllowExtraSiblingFields
-	// would need named in advance; an undefined security scheme; an empty
-	// info.version) as much as what they can.
+	// (Engine.SpecProblems), not refused.
 	opts := []openapi3.ValidationOption{openapi3.EnableMultiError()}
 	if doc.IsOpenAPI31OrLater() {
 		opts = append(opts, openapi3.IsOpenAPI31OrLater()) // doc.Validate knows it; an operation's does not
 	}
-	for key := range handlers() {
+	for key := range handlers {
 		method, path, _ := strings.Cut(key, " ")
 		if item := doc.Paths.Value(path); item != nil && item.GetOperation(method) != nil {
 			if err := item.GetOperation(method).Validate(context.Background(), append(opts,
@@ -89,102 +74,40 @@ func buildSpec(data []byte) (*spec, error) {
 		}
 	}
 	if err := doc.Validate(context.Background(), opts...); err != nil {
-		s.problems = flatten(err)
+		for _, p := range flatten(err) {
+			// kin-openapi calls paths that differ only in their template
+			// names (FastAPI writes /x/{id} beside /x/{attempt_id})
+			// conflicting. The engine routes each.
+			if !errors.As(p, new(*openapi3.ConflictingPathsError)) {
+				s.problems = append(s.problems, p)
+			}
+		}
 	}
 	// The engine routes by path only, whatever host it is reached at:
 	// kin-openapi's routers match doc.servers, which upstream leaves empty
 	// and a test server's URL could never be in anyway.
 	for _, path := range doc.Paths.InMatchingOrder() {
-		item := doc.Paths.Value(path)
+		literals := templateParam.Split(path, -1)
+		for i, l := range literals {
+			literals[i] = regexp.QuoteMeta(l)
+		}
+		re := regexp.MustCompile("^" + strings.Join(literals, "([^/]+)") + "$")
 		var params []string
-		pattern := "^"
-		last := 0
-		for _, m := range templateParam.FindAllStringSubmatchIndex(path, -1) {
-			pattern += regexp.QuoteMeta(path[last:m[0]]) + `([^/]+)`
-			params = append(params, path[m[2]:m[3]])
-			last = m[1]
+		for _, m := range templateParam.FindAllStringSubmatch(path, -1) {
+			params = append(params, m[1])
 		}
-		pattern += regexp.QuoteMeta(path[last:]) + "$"
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			return nil, fmt.Errorf("tensorpooltest: path %q: %w", path, err)
-		}
+		item := doc.Paths.Value(path)
 		ops := item.Operations()
 		for _, method := range slices.SortedFunc(maps.Keys(ops), compareMethods) {
-			op := ops[method]
 			s.routes = append(s.routes, &route{
-				key:    method + " " + cmp.Or(original[op], path),
+				key:    method + " " + path,
 				re:     re,
 				params: params,
-				kr:     &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
+				kr:     &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: ops[method]},
 			})
 		}
 	}
 	return s, nil
-}
-
-// mergeTemplateTwins normalises the template names of paths that differ
-// only in them. FastAPI emits such twins when two routes of one resource
-// name their parameter differently (GET /x/{id} beside PATCH
-// /x/{attempt_id}); the server routes both, but kin-openapi's validation
-// (and its routers) reject them as conflicting paths, which would stop the
-// engine from loading the whole document. The operations of every twin move
-// to the first path of the group in sorted order, their path parameters
-// renamed by position to that path's names (copies: a $ref'd parameter is
-// shared), so requests validate as before. Each moved operation keeps its
-// own template in the engine's operation key (the returned map), so
-// InjectFault and Calls take the path as the document writes it. An
-// operation whose method the first path already has is dropped: one URL and
-// method can reach only one of them.
-func mergeTemplateTwins(doc *openapi3.T) map[*openapi3.Operation]string {
-	groups := map[string][]string{}
-	for _, path := range doc.Paths.Keys() {
-		norm := templateParam.ReplaceAllString(path, "{}")
-		groups[norm] = append(groups[norm], path)
-	}
-	original := map[*openapi3.Operation]string{}
-	for _, paths := range groups {
-		if len(paths) < 2 {
-			continue
-		}
-		slices.Sort(paths)
-		first := doc.Paths.Value(paths[0])
-		names := templateNames(paths[0])
-		for _, path := range paths[1:] {
-			twin := doc.Paths.Value(path)
-			rename := map[string]string{}
-			for i, name := range templateNames(path) {
-				rename[name] = names[i]
-			}
-			for method, op := range twin.Operations() {
-				if first.GetOperation(method) != nil {
-					continue
-				}
-				moved := *op
-				moved.Parameters = nil
-				for _, p := range append(slices.Clone(twin.Parameters), op.Parameters...) {
-					if p != nil && p.Value != nil && p.Value.In == openapi3.ParameterInPath {
-						v := *p.Value
-						v.Name = cmp.Or(rename[v.Name], v.Name)
-						p = &openapi3.ParameterRef{Value: &v}
-					}
-					moved.Parameters = append(moved.Parameters, p)
-				}
-				first.SetOperation(method, &moved)
-				original[&moved] = path
-			}
-			doc.Paths.Delete(path)
-		}
-	}
-	return original
-}
-
-func templateNames(path string) []string {
-	var names []string
-	for _, m := range templateParam.FindAllStringSubmatch(path, -1) {
-		names = append(names, m[1])
-	}
-	return names
 }
 
 // methodOrder is the order of the Path Item Object's fields in the OpenAPI
@@ -215,15 +138,12 @@ func (e *Engine) Operations() []string {
 	return keys
 }
 
-// errMethodNotAllowed is find's answer when the path exists under other methods.
-type errMethodNotAllowed struct{ allow []string }
-
-func (errMethodNotAllowed) Error() string { return "method not allowed" }
-
-// find matches a request to an operation. The path is matched in its escaped
-// form, so that an escaped "/" inside a parameter (storage id "a/b" sent as
-// "a%2Fb") stays inside that parameter; parameter values are then unescaped.
-func (s *spec) find(method string, u *url.URL) (*route, map[string]string, error) {
+// find matches a request to an operation and its path parameters. If
+// there is none, it returns the methods of the operations the path has, if
+// any, for a 405. The path is matched in its escaped form, so that an
+// escaped "/" inside a parameter (storage id "a/b" sent as "a%2Fb") stays
+// inside that parameter; parameter values are then unescaped.
+func (s *spec) find(method string, u *url.URL) (*route, map[string]string, []string) {
 	path := u.EscapedPath()
 	var allow []string
 	for _, r := range s.routes {
@@ -237,18 +157,12 @@ func (s *spec) find(method string, u *url.URL) (*route, map[string]string, error
 		}
 		params := make(map[string]string, len(r.params))
 		for i, name := range r.params {
-			v, err := url.PathUnescape(m[i+1])
-			if err != nil {
-				return nil, nil, err
-			}
-			params[name] = v
+			params[name], _ = url.PathUnescape(m[i+1]) // an escaped path always unescapes
 		}
 		return r, params, nil
 	}
-	if len(allow) > 0 {
-		return nil, nil, errMethodNotAllowed{allow}
-	}
-	return nil, nil, routers.ErrPathNotFound
+	slices.SortFunc(allow, compareMethods) // template twins may list a method each
+	return nil, nil, slices.Compact(allow)
 }
 
 // opName names an operation for messages: its operationId and its key.
@@ -268,10 +182,11 @@ func (s *spec) key(fn, op string) string {
 	var best []*route
 	bestRank := noMatch
 	for _, r := range s.routes {
-		switch rank := r.opMatch(op); {
-		case rank < bestRank:
-			best, bestRank = []*route{r}, rank
-		case rank == bestRank && rank != noMatch:
+		rank := r.opMatch(op)
+		if rank < bestRank {
+			best, bestRank = nil, rank
+		}
+		if rank == bestRank && rank != noMatch {
 			best = append(best, r)
 		}
 	}
@@ -335,7 +250,8 @@ func flatten(err error) []error {
 // operations the engine models (those operations answer 501 anyway), and
 // invalid examples and defaults anywhere, in the modelled operations and
 // the components they use too (the engine never reads them). Any other
-// problem in a modelled operation is New's panic, never in this list; nor
-// is a conflict between paths that differ only in their template names,
-// which the engine merges first. For a test to read, or to require none.
+// problem in a modelled operation is New's panic, never in this list. Paths
+// that differ only in their template names are no problem, but kin-openapi
+// validates the operations of only the first of them. For a test to read,
+// or to require none.
 func (e *Engine) SpecProblems() []error { return slices.Clone(e.spec.problems) }

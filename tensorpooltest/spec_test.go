@@ -74,25 +74,30 @@ func TestMethodsOfAPathInAFixedOrder(t *testing.T) {
 }
 
 // FastAPI writes paths that differ only in their template names (GET
-// /x/{id} beside PATCH /x/{attempt_id}), which kin-openapi rejects as
-// conflicting. The engine loads such a document: it keeps each operation's
-// key as the document writes it, validates requests to both twins with
-// their own parameter schemas, and still serves the seed operations.
+// /x/{id} beside PATCH /x/{attempt_id}), which kin-openapi calls
+// conflicting. The engine loads such a document without a problem: it keeps
+// each operation's key as the document writes it, validates requests to
+// both twins with their own parameter schemas, answers 405 with the methods
+// of every twin, and still serves the seed operations.
 func TestTemplateTwinsLoad(t *testing.T) {
 	doc := specWith(t, func(doc map[string]any) {
 		paths := obj(doc["paths"])
 		destroy := obj(obj(paths["/storage/{storage_id}"])["delete"])
 		twin := func(method, param string) map[string]any {
 			op := maps.Clone(destroy)
-			op["operationId"] = "twin_" + method
+			op["operationId"] = "twin_" + method + "_" + param
 			op["parameters"] = []any{map[string]any{"name": param, "in": "path", "required": true,
 				"schema": map[string]any{"type": "string", "minLength": 5}}}
 			return map[string]any{method: op}
 		}
 		paths["/twins/{id}"] = twin("get", "id")
 		paths["/twins/{attempt_id}"] = twin("patch", "attempt_id")
+		paths["/twins/{other}"] = twin("get", "other") // a GET no request reaches
 	})
 	s := seeded(t, tensorpooltest.WithSpec(doc))
+	if problems := s.Engine.SpecProblems(); len(problems) != 0 {
+		t.Errorf("SpecProblems() = %v: twins are no problem", problems)
+	}
 	ops := s.Engine.Operations()
 	for _, want := range []string{"GET /twins/{id}", "PATCH /twins/{attempt_id}", "DELETE /storage/{storage_id}"} {
 		if !slices.Contains(ops, want) {
@@ -109,6 +114,11 @@ func TestTemplateTwinsLoad(t *testing.T) {
 	}
 	if n := s.Engine.Calls("PATCH /twins/{attempt_id}"); n != 2 {
 		t.Errorf("Calls(PATCH /twins/{attempt_id}) = %d, want 2", n)
+	}
+	w := httptest.NewRecorder()
+	s.Engine.ServeHTTP(w, httptest.NewRequest("PUT", "/twins/abcdef", nil))
+	if allow := w.Header().Values("Allow"); w.Code != 405 || !slices.Equal(allow, []string{"GET", "PATCH"}) {
+		t.Errorf("PUT /twins/abcdef: %d, Allow %q; want 405 and [GET PATCH]", w.Code, allow)
 	}
 	if status, body := raw(t, s, "DELETE", "/storage/s-1", "", ""); status != 202 {
 		t.Errorf("the seed operation DELETE /storage/{storage_id}: %d %s, want 202", status, body)

@@ -40,28 +40,13 @@ type Cluster struct {
 	Storage string
 }
 
-type storage struct {
-	Storage
-	// inFlight are the ids of the requests in flight on this volume, oldest
-	// first: one destroy, or one attach per cluster of a multi-cluster attach.
-	inFlight []string
-}
-
-// busy returns the id of the oldest request in flight on the volume, or "".
-func (s *storage) busy() string {
-	if len(s.inFlight) == 0 {
-		return ""
+// link attaches volume s to cluster cl, on both sides.
+func link(s *Storage, cl *Cluster) {
+	cl.Storage = s.ID
+	if !slices.Contains(s.AttachedTo, cl.ID) {
+		s.AttachedTo = append(s.AttachedTo, cl.ID)
+		slices.Sort(s.AttachedTo)
 	}
-	return s.inFlight[0]
-}
-
-func (s *storage) done(requestID string) {
-	s.inFlight = slices.DeleteFunc(s.inFlight, func(id string) bool { return id == requestID })
-}
-
-type cluster struct {
-	Cluster
-	busy string // the id of an attach request in flight to this cluster, or ""
 }
 
 // AddStorage adds a storage volume, replacing any with the same id, and
@@ -86,25 +71,24 @@ func (e *Engine) AddStorage(s Storage) {
 		if cl.Storage != "" && cl.Storage != s.ID {
 			panic(fmt.Sprintf("tensorpooltest: storage %s attached to cluster %s, which holds storage %s", s.ID, c, cl.Storage))
 		}
-		if cl.busy != "" {
-			panic(fmt.Sprintf("tensorpooltest: storage %s attached to cluster %s while request %s is in flight to it", s.ID, c, cl.busy))
+		if id := e.busy(nil, cl); id != "" {
+			panic(fmt.Sprintf("tensorpooltest: storage %s attached to cluster %s while request %s is in flight to it", s.ID, c, id))
 		}
 	}
 	if old, ok := e.storages[s.ID]; ok {
-		if id := old.busy(); id != "" {
+		if id := e.busy(old, nil); id != "" {
 			panic(fmt.Sprintf("tensorpooltest: storage %s replaced while request %s is in flight on it", s.ID, id))
 		}
 		for _, c := range old.AttachedTo {
-			if cl, ok := e.clusters[c]; ok && cl.Storage == s.ID {
-				cl.Storage = ""
-			}
+			e.clusters[c].Storage = ""
 		}
 	}
-	for _, c := range s.AttachedTo {
-		e.clusters[c].Storage = s.ID
+	clusters := s.AttachedTo
+	s.AttachedTo = nil
+	for _, c := range clusters {
+		link(&s, e.clusters[c])
 	}
-	s.AttachedTo = slices.Compact(slices.Sorted(slices.Values(s.AttachedTo)))
-	e.storages[s.ID] = &storage{Storage: s}
+	e.storages[s.ID] = &s
 }
 
 // AddCluster adds a cluster, replacing any with the same id, and keeps both
@@ -117,29 +101,27 @@ func (e *Engine) AddCluster(c Cluster) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.advance(time.Now())
-	var s *storage
+	s := e.storages[c.Storage]
 	if c.Storage != "" {
-		var ok bool
-		if s, ok = e.storages[c.Storage]; !ok {
+		if s == nil {
 			panic(fmt.Sprintf("tensorpooltest: cluster %s attached to unknown storage %q", c.ID, c.Storage))
 		}
-		if id := s.busy(); id != "" {
+		if id := e.busy(s, nil); id != "" {
 			panic(fmt.Sprintf("tensorpooltest: cluster %s attached to storage %s while request %s is in flight on it", c.ID, c.Storage, id))
 		}
 	}
 	if old, ok := e.clusters[c.ID]; ok {
-		if old.busy != "" {
-			panic(fmt.Sprintf("tensorpooltest: cluster %s replaced while request %s is in flight to it", c.ID, old.busy))
+		if id := e.busy(nil, old); id != "" {
+			panic(fmt.Sprintf("tensorpooltest: cluster %s replaced while request %s is in flight to it", c.ID, id))
 		}
-		if prev, ok := e.storages[old.Storage]; ok && old.Storage != c.Storage {
+		if prev := e.storages[old.Storage]; prev != nil {
 			prev.AttachedTo = slices.DeleteFunc(prev.AttachedTo, func(id string) bool { return id == c.ID })
 		}
 	}
-	if s != nil && !slices.Contains(s.AttachedTo, c.ID) {
-		s.AttachedTo = append(s.AttachedTo, c.ID)
-		slices.Sort(s.AttachedTo)
+	if s != nil {
+		link(s, &c)
 	}
-	e.clusters[c.ID] = &cluster{Cluster: c}
+	e.clusters[c.ID] = &c
 }
 
 // Storage returns the volume with this id as of now, and whether it exists
@@ -152,7 +134,7 @@ func (e *Engine) Storage(id string) (Storage, bool) {
 	if !ok {
 		return Storage{}, false
 	}
-	out := s.Storage
+	out := *s
 	out.AttachedTo = slices.Clone(s.AttachedTo)
 	return out, true
 }
@@ -166,19 +148,18 @@ func (e *Engine) Cluster(id string) (Cluster, bool) {
 	if !ok {
 		return Cluster{}, false
 	}
-	return c.Cluster, true
+	return *c, true
 }
 
 // storageAttach is POST /storage/attach. The body has been validated against
-// StorageAttachRestRequest (required fields, exactly one cluster id).
+// StorageAttachRestRequest.
 func (e *Engine) storageAttach(c *call) *result {
 	// Guess: the seed lists the outcomes but not their precedence; the
 	// engine checks, in order: id format (400), storage exists (404),
 	// clusters exist (404), eligibility (400), storage ready (409), cluster
 	// free (409).
 	var req gen.StorageAttachRestRequest
-	if err := json.Unmarshal(c.body, &req); err != nil {
-		// Unreachable after validation, but a handler never trusts its body.
+	if err := json.Unmarshal(c.body, &req); err != nil { // possible with WithSpec's document
 		return errorResult(http.StatusBadRequest, "Invalid request: %v", err)
 	}
 	// The seed: "Storage ID to attach (must start with 's-')"; a bad id is
@@ -190,7 +171,7 @@ func (e *Engine) storageAttach(c *call) *result {
 	if !ok {
 		return errorResult(http.StatusNotFound, "Storage %s not found", req.StorageID)
 	}
-	var targets []*cluster
+	var targets []*Cluster
 	for i, id := range req.ClusterIDs {
 		// Guess: a cluster listed twice is an invalid request (the vendored
 		// spec allows one id; a bigger spec may allow more).
@@ -214,7 +195,7 @@ func (e *Engine) storageAttach(c *call) *result {
 	// Guess: a volume with a request in flight (an attach or a destroy not
 	// yet terminal) is refused with 409 too, the seed's "storage not ready"
 	// read broadly; the message says busy, since the volume is provisioned.
-	if id := s.busy(); id != "" {
+	if id := e.busy(s, nil); id != "" {
 		return errorResult(http.StatusConflict, "Storage %s is busy: request %s is in progress", s.ID, id)
 	}
 	for _, cl := range targets {
@@ -222,31 +203,22 @@ func (e *Engine) storageAttach(c *call) *result {
 		// literally: a cluster holds at most one volume, this one or another,
 		// and an attach in flight to it counts. A volume may be attached to
 		// several clusters (destroy's 409 says "attached to clusters").
-		if cl.Storage != "" || cl.busy != "" {
+		if cl.Storage != "" || e.busy(nil, cl) != "" {
 			return errorResult(http.StatusConflict, "Cluster %s already has storage attached", cl.ID)
 		}
 	}
 	var ids []string
 	for _, cl := range targets {
-		r := e.newRequest(c.now, gen.RequestTypeSTORAGEATTACH, s.ID)
-		// Guess: object_id is the volume's id (the spec says
-		// "cluster/storage"); one request per cluster, as the CLI expects.
+		// Guess: one request per cluster, as the CLI expects.
+		r := e.newRequest(c.now, gen.RequestTypeSTORAGEATTACH, s, cl)
 		r.pendingMsg = fmt.Sprintf("Attaching storage %s to cluster %s", s.ID, cl.ID)
 		r.doneMsg = fmt.Sprintf("Storage %s attached to cluster %s", s.ID, cl.ID)
-		s.inFlight = append(s.inFlight, r.id)
-		cl.busy = r.id
-		r.release = func() { s.done(r.id); cl.busy = "" }
-		r.effect = func() {
-			cl.Storage = s.ID
-			s.AttachedTo = append(s.AttachedTo, cl.ID)
-			slices.Sort(s.AttachedTo)
-		}
+		r.effect = func() { link(s, cl) }
 		ids = append(ids, r.id)
 	}
-	clusterIDs := slices.Clone(req.ClusterIDs)
 	return jsonResult(http.StatusAccepted, gen.StorageAttachRestResponse{
 		StorageID:  s.ID,
-		ClusterIDs: clusterIDs,
+		ClusterIDs: req.ClusterIDs,
 		RequestIDs: ids,
 		// Guess: wording; the seed only says "Storage attachment initiated".
 		Message: fmt.Sprintf("Storage attachment initiated; attaching restarts all nodes of %s", strings.Join(req.ClusterIDs, ", ")),
@@ -276,25 +248,19 @@ func (e *Engine) storageDestroy(c *call) *result {
 	// still provisioning (NotReady) may be destroyed. A request in flight
 	// (an attach, or an earlier destroy) blocks a destroy with 409, like
 	// "still attached".
-	if busy := s.busy(); busy != "" {
+	if busy := e.busy(s, nil); busy != "" {
 		return errorResult(http.StatusConflict, "Storage %s is busy: request %s is in progress", id, busy)
 	}
-	r := e.newRequest(c.now, gen.RequestTypeSTORAGEDESTROY, id)
+	r := e.newRequest(c.now, gen.RequestTypeSTORAGEDESTROY, s, nil)
 	r.pendingMsg = fmt.Sprintf("Destroying storage %s", id)
 	r.doneMsg = fmt.Sprintf("Storage %s destroyed", id)
-	s.inFlight = append(s.inFlight, r.id)
-	r.release = func() { s.done(r.id) }
 	// Guess: a destroyed volume is gone (404 from then on), not kept in a
 	// "destroyed" state; the seeds show no state field to say otherwise.
-	r.effect = func() {
-		if e.storages[id] == s {
-			delete(e.storages, id)
-		}
-	}
-	rid := r.id
+	// No volume is replaced while a request is in flight on it.
+	r.effect = func() { delete(e.storages, id) }
 	return jsonResult(http.StatusAccepted, gen.StorageDestroyRestResponse{
 		StorageID: id,
-		RequestID: &rid,
+		RequestID: &r.id,
 		Message:   "Storage destruction initiated",
 	})
 }

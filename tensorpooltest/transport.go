@@ -2,10 +2,12 @@ package tensorpooltest
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 // ServeHTTP implements http.Handler. A fault that drops the connection
@@ -19,6 +21,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range res.header {
 		w.Header()[k] = v
 	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(res.body)))
 	w.WriteHeader(res.status)
 	w.Write(res.body)
 }
@@ -29,32 +32,25 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // net/http's Transport, it takes an empty method for GET and returns an
 // error for a request without a URL.
 func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
-	orig := req
 	if req.Body != nil {
 		defer req.Body.Close()
 	}
 	if req.URL == nil {
 		return nil, errors.New("tensorpooltest: nil Request.URL")
 	}
-	if req.Body == nil || req.Method == "" {
-		req = req.Clone(req.Context())
-		if req.Body == nil {
-			req.Body = http.NoBody
-		}
-		if req.Method == "" {
-			req.Method = http.MethodGet
-		}
-	}
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	res, err := e.serve(req)
-	if errors.Is(err, errDropped) {
-		return nil, fmt.Errorf("%w: %w", errDropped, io.ErrUnexpectedEOF)
+	r := req.Clone(req.Context())
+	r.Method = cmp.Or(r.Method, http.MethodGet)
+	if r.Body == nil {
+		r.Body = http.NoBody
 	}
+	res, err := e.serve(r)
 	if err != nil {
 		return nil, err
 	}
+	res.header.Set("Content-Length", strconv.Itoa(len(res.body)))
 	return &http.Response{
 		Status:        fmt.Sprintf("%d %s", res.status, http.StatusText(res.status)),
 		StatusCode:    res.status,
@@ -64,7 +60,7 @@ func (e *Engine) RoundTrip(req *http.Request) (*http.Response, error) {
 		Header:        res.header,
 		Body:          io.NopCloser(bytes.NewReader(res.body)),
 		ContentLength: int64(len(res.body)),
-		Request:       orig,
+		Request:       req,
 	}, nil
 }
 

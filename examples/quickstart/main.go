@@ -1,18 +1,12 @@
 // Command quickstart walks the asynchronous TensorPool flow with the real
-// client (tensorpool.NewClient, package wait): attach storage to
-// clusters and wait for every request, see a 409, destroy a volume and wait,
-// and see what a FAILED request looks like.
-//
-// It runs against the built-in engine (package tensorpooltest) on a loopback
-// port, in about ten seconds, whatever the environment holds: without -live
-// it never touches an account, even with TENSORPOOL_KEY set.
+// client and package wait: attach and wait, a 409, destroy and wait, a FAILED
+// request. By default it runs against the built-in engine (package
+// tensorpooltest) on a loopback port, in about ten seconds, and never touches
+// an account, even with TENSORPOOL_KEY set. With -live it acts on the ids you
+// give through the TensorPool API, with the key in TENSORPOOL_KEY
+// (TENSORPOOL_ENGINE overrides the URL), and asks before destroying:
 //
 //	go run ./examples/quickstart
-//
-// With -live it runs against the TensorPool API with the key in
-// TENSORPOOL_KEY (TENSORPOOL_ENGINE overrides the URL), on the ids you give,
-// and asks before destroying:
-//
 //	go run ./examples/quickstart -live -storage s-abc -cluster c-123
 //	go run ./examples/quickstart -live -storage s-abc -destroy [-yes]
 package main
@@ -43,22 +37,12 @@ func main() {
 	os.Exit(run(ctx, env{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
-// env is everything run takes from the process, so a test can run it.
+// env is what run takes from the process, so a test can run it.
 type env struct {
 	args           []string
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// inProcess serves the built-in engine through its RoundTrip method
-	// instead of a loopback socket, so a test can run in a synctest bubble.
-	inProcess bool
-}
-
-// demo is one run's client and poller.
-type demo struct {
-	out    io.Writer
-	client *gen.ClientWithResponses
-	poller *wait.Poller
-	polls  func() int // the built-in engine's count of GET /request/info
+	inProcess      bool // serve the built-in engine through its RoundTrip, for a synctest bubble
 }
 
 func run(ctx context.Context, e env) int {
@@ -76,7 +60,6 @@ func run(ctx context.Context, e env) int {
 		fmt.Fprintln(e.stderr, "quickstart: -storage, -cluster, -destroy and -yes act on your account: add -live")
 		return 2
 	}
-	start := time.Now()
 	d := &demo{out: e.stdout}
 	var err error
 	if *live {
@@ -88,12 +71,14 @@ func run(ctx context.Context, e env) int {
 		fmt.Fprintf(e.stderr, "quickstart: %v\n", err)
 		return 1
 	}
-	if d.polls != nil {
-		fmt.Fprintf(e.stdout, "\nDone: %d polls in %.1fs.\n", d.polls(), time.Since(start).Seconds())
-	} else {
-		fmt.Fprintf(e.stdout, "\nDone in %.1fs.\n", time.Since(start).Seconds())
-	}
 	return 0
+}
+
+// demo is one run's client, poller and output.
+type demo struct {
+	out    io.Writer
+	client *gen.ClientWithResponses
+	poller *wait.Poller
 }
 
 func (d *demo) connect(opts ...tensorpool.Option) error {
@@ -101,8 +86,7 @@ func (d *demo) connect(opts ...tensorpool.Option) error {
 	if err != nil {
 		return err
 	}
-	d.client = c
-	d.poller = wait.New(c, wait.WithProgress(d.progress))
+	d.client, d.poller = c, wait.New(c, wait.WithProgress(d.progress))
 	return nil
 }
 
@@ -123,6 +107,7 @@ func (d *demo) progress(u wait.Update) {
 
 // builtIn runs the whole tour against the built-in engine.
 func (d *demo) builtIn(ctx context.Context, inProcess bool) error {
+	start := time.Now()
 	// Short but real durations: each request shows its states, and the
 	// engine's Retry-After (1 s) paces the polls.
 	engine := tensorpooltest.New(
@@ -134,37 +119,24 @@ func (d *demo) builtIn(ctx context.Context, inProcess bool) error {
 	for _, id := range []string{"c-train", "c-eval", "c-spare"} {
 		engine.AddCluster(tensorpooltest.Cluster{ID: id})
 	}
-	opts := []tensorpool.Option{tensorpool.WithAPIKey(engine.APIKey())}
-	if inProcess {
-		opts = append(opts, tensorpool.WithBaseURL(tensorpooltest.InProcessURL),
-			tensorpool.WithInsecureHTTP(), tensorpool.WithHTTPClient(engine.HTTPClient()))
-	} else {
+	url, hc := tensorpooltest.InProcessURL, engine.HTTPClient() // plain http that never leaves the process
+	if !inProcess {
 		srv := httptest.NewServer(engine)
 		defer srv.Close()
-		opts = append(opts, tensorpool.WithBaseURL(srv.URL))
+		url, hc = srv.URL, srv.Client()
 	}
-	if err := d.connect(opts...); err != nil {
+	if err := d.connect(tensorpool.WithAPIKey(engine.APIKey()), tensorpool.WithBaseURL(url),
+		tensorpool.WithHTTPClient(hc), tensorpool.WithInsecureHTTP()); err != nil {
 		return err
 	}
-	// wait sends each poll once (the client retries none), so the engine's
-	// count is the number of polls.
-	d.polls = func() int { return engine.Calls("GET /request/info/{request_id}") }
 	fmt.Fprintln(d.out, "Running against the built-in engine (package tensorpooltest), not your account; -live uses the API.")
 
-	d.step(1, "Attach two volumes to two clusters, then wait for every request id")
-	var ids []string
-	for _, p := range [][2]string{{"s-datasets", "c-train"}, {"s-checkpoints", "c-eval"}} {
-		got, err := d.attach(ctx, p[0], p[1])
-		if err != nil {
-			return err
-		}
-		ids = append(ids, got...)
-	}
-	if err := d.waitAll(ctx, ids); err != nil {
+	fmt.Fprintln(d.out, "\n1. Attach two volumes to two clusters, then wait for every request id")
+	if err := d.attach(ctx, [2]string{"s-datasets", "c-train"}, [2]string{"s-checkpoints", "c-eval"}); err != nil {
 		return err
 	}
 
-	d.step(2, "Destroy a volume that is still attached: the API refuses")
+	fmt.Fprintln(d.out, "\n2. Destroy a volume that is still attached: the API refuses")
 	_, err := d.client.StorageDestroyWithResponse(ctx, "s-datasets")
 	var apiErr *tensorpool.APIError
 	if !errors.As(err, &apiErr) {
@@ -173,23 +145,24 @@ func (d *demo) builtIn(ctx context.Context, inProcess bool) error {
 	fmt.Fprintf(d.out, "   err: %v\n   errors.As(err, &apiErr): status %d; tensorpool.IsStatus(err, http.StatusConflict) = %t\n",
 		err, apiErr.StatusCode, tensorpool.IsStatus(err, http.StatusConflict))
 
-	d.step(3, "Destroy an unattached volume and wait")
+	fmt.Fprintln(d.out, "\n3. Destroy an unattached volume and wait")
 	if err := d.destroy(ctx, "s-scratch"); err != nil {
 		return err
 	}
 
-	d.step(4, "A request that the server fails")
+	fmt.Fprintln(d.out, "\n4. A request that the server fails")
 	engine.QueueLifecycles(tensorpooltest.Fail(time.Second, time.Second, "No capacity for storage in this region"))
-	if ids, err = d.attach(ctx, "s-archive", "c-spare"); err != nil {
-		return err
-	}
-	err = d.waitAll(ctx, ids)
+	err = d.attach(ctx, [2]string{"s-archive", "c-spare"})
 	var failed *wait.Error
 	if !errors.Is(err, wait.ErrFailed) || !errors.As(err, &failed) {
 		return fmt.Errorf("want a failed request, got %v", err)
 	}
 	fmt.Fprintf(d.out, "   err: %v\n   errors.Is(err, wait.ErrFailed) = true; request %s, Info.Status = %s\n",
 		err, failed.RequestID, failed.Info.Status)
+
+	// wait sends each poll once (the client retries none), so the engine's
+	// count is the number of polls.
+	fmt.Fprintf(d.out, "\nDone: %d polls in %.1fs.\n", engine.Calls("GET /request/info/{request_id}"), time.Since(start).Seconds())
 	return nil
 }
 
@@ -202,22 +175,16 @@ func (d *demo) live(ctx context.Context, stdin io.Reader, storage, cluster strin
 		return err
 	}
 	fmt.Fprintln(d.out, "-live: running against the TensorPool API.")
-	n := 0
 	if cluster != "" {
-		n++
-		d.step(n, fmt.Sprintf("Attach %s to %s (this restarts the cluster's nodes), then wait", storage, cluster))
-		ids, err := d.attach(ctx, storage, cluster)
-		if err != nil {
-			return err
-		}
-		if err := d.waitAll(ctx, ids); err != nil {
+		fmt.Fprintf(d.out, "\nAttach %s to %s (this restarts the cluster's nodes), then wait\n", storage, cluster)
+		if err := d.attach(ctx, [2]string{storage, cluster}); err != nil {
 			return err
 		}
 	}
 	if !destroy {
 		return nil
 	}
-	d.step(n+1, "Destroy "+storage+", then wait")
+	fmt.Fprintf(d.out, "\nDestroy %s, then wait\n", storage)
 	if !yes {
 		fmt.Fprintf(d.out, "   Destroy storage volume %s? This cannot be undone. [y/N] ", storage)
 		a, _ := bufio.NewReader(stdin).ReadString('\n')
@@ -229,21 +196,22 @@ func (d *demo) live(ctx context.Context, stdin io.Reader, storage, cluster strin
 	return d.destroy(ctx, storage)
 }
 
-func (d *demo) step(n int, title string) { fmt.Fprintf(d.out, "\n%d. %s\n", n, title) }
-
-func (d *demo) attach(ctx context.Context, storage, cluster string) ([]string, error) {
-	resp, err := d.client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{
-		StorageID: storage, ClusterIDs: []string{cluster},
-	})
-	if err != nil {
-		return nil, err
+// attach attaches each volume to its cluster, then waits for every request.
+func (d *demo) attach(ctx context.Context, volumeCluster ...[2]string) error {
+	var ids []string
+	for _, vc := range volumeCluster {
+		resp, err := d.client.StorageAttachWithResponse(ctx, gen.StorageAttachRestRequest{StorageID: vc[0], ClusterIDs: []string{vc[1]}})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(d.out, "   POST /storage/attach %s -> %s: %d %s, request_ids %v\n",
+			vc[0], vc[1], resp.StatusCode(), resp.JSON202.Message, resp.JSON202.RequestIDs)
+		ids = append(ids, resp.JSON202.RequestIDs...)
 	}
-	ids := resp.JSON202.RequestIDs
-	fmt.Fprintf(d.out, "   POST /storage/attach %s -> %s: %d %s, request_ids %v\n",
-		storage, cluster, resp.StatusCode(), resp.JSON202.Message, ids)
-	return ids, nil
+	return d.wait(ctx, ids...)
 }
 
+// destroy destroys a volume, then waits for its request.
 func (d *demo) destroy(ctx context.Context, storage string) error {
 	resp, err := d.client.StorageDestroyWithResponse(ctx, storage)
 	if err != nil {
@@ -253,14 +221,11 @@ func (d *demo) destroy(ctx context.Context, storage string) error {
 	if resp.JSON202.RequestID == nil {
 		return nil // the spec allows null: nothing to wait for
 	}
-	return d.waitAll(ctx, []string{*resp.JSON202.RequestID})
+	return d.wait(ctx, *resp.JSON202.RequestID)
 }
 
-// waitAll waits for ids, printing every poll, and says how long it took.
-func (d *demo) waitAll(ctx context.Context, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
+// wait waits for requests, printing every poll, and says how long it took.
+func (d *demo) wait(ctx context.Context, ids ...string) error {
 	start := time.Now()
 	if _, err := d.poller.WaitAll(ctx, ids...); err != nil {
 		return err
