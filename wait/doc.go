@@ -26,35 +26,14 @@
 // # Pace
 //
 // All polls of a Poller (its Wait, WaitAll and Step calls) share one pace.
-// Until the first 429 or 503 it slows none: one poll goes first, then one
-// more may be in flight per answer (TCP's slow start), up to 8
-// (WithConcurrency), which over a 100 ms round trip carry 80 polls a
-// second, 160 ids at Retry-After 2 s.
-//
-// A 429 or a 503 is news about the server, not about one request. The
-// first 429 sets the pace to 5 polls a second, growing along a curve from
-// the Poller's creation (25 % a second at first, without bound after about
-// 7 s) until the next; answers to polls sent in the half second after it
-// (the bursts of Pollers starting together) do not move it. A first 503,
-// or one after 2 s with nothing accepted (an outage), sets it to one poll
-// per 2 s, growing the same way. Each later 429 or 503 cuts it to 0.85
-// times the rate sent, never below one poll per 2 s (in the Poller's first
-// second, down the curve); it then grows back by about 0.03·√r polls a
-// second every second of polling, r the rate cut from, and much slower
-// below 1.5 polls a second. A cut or a reset also delays the poll waiting
-// for its slot, and only an answer to a poll sent a slot of the new pace
-// after the cut moves it again. Pollers on one key so tend towards equal
-// shares (BENCHMARKS.md measures how close); pace.go's constants give the
-// exact laws.
-//
-// The rate-limit fields of the latest answer bound the pace too:
-// RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-10),
-// RateLimit-Limit, -Remaining and -Reset (its older drafts),
-// X-RateLimit-Remaining and -Reset (a reset past ten years of seconds is a
-// Unix time). The pace stays at 0.98 times the least rate they state
-// (quota ÷ window, (remaining + 1) ÷ reset) and, when nothing remains,
-// sends nothing before the reset (10 min at most). The pace only delays
-// polls: each id still waits its own Retry-After.
+// Until the first 429 or 503, only WithConcurrency slows it: one poll goes
+// first, then one more may be in flight per answer.
+// Each 429 or 503 cuts the rate, and answers let it grow back.
+// The law is the AWS SDK's adaptive retry mode (CUBIC); pace.go cites it.
+// A server's rate-limit fields (RateLimit and RateLimit-Policy, their older
+// drafts, X-RateLimit-*) keep the rate below the rate they state.
+// When they say nothing remains, no poll goes before their reset.
+// The pace only delays polls: each id still waits its own Retry-After.
 //
 // # Failures
 //

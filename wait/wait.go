@@ -34,7 +34,7 @@ type Poller struct {
 	mu     sync.Mutex // serializes progress callbacks
 	rand   func() float64
 	redact atomic.Pointer[func(string) string] // the key's redaction, from tensorpool.NewClient's first answer body
-	pace   *pace                               // admits every poll: the polls in flight and the rate all share
+	pace   *pace                               // admits every poll
 }
 
 // New returns a Poller that polls through c, with its options fixed.
@@ -146,7 +146,7 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	s.Attempt++
 	a := p.get(ctx, requestID)
 	if a.answered {
-		p.pace.answered(sent, a.pressure, a.down, a.limit)
+		p.pace.answered(sent, a.pressure, a.limit)
 	}
 	switch {
 	case !a.answered && a.err != nil && ctx.Err() != nil: // ctx ended the poll: s.Err, the last failure, is named
@@ -220,7 +220,6 @@ type answer struct {
 	hasHint             bool
 	err                 error
 	transient, pressure bool // err may not recur; the server asks to slow down (429, 503)
-	down                bool // the pressure is a 503
 	answered            bool // an HTTP response came
 	limit               ratelimit.Limit
 }
@@ -254,7 +253,6 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 	switch {
 	case err != nil && a.answered && resp.StatusCode/100 != 2: // an *APIError
 		a.transient, a.pressure = transient.Status(resp.StatusCode), transient.Pressure(resp.StatusCode)
-		a.down = resp.StatusCode == http.StatusServiceUnavailable
 	case err != nil: // a 2xx that does not decode may come whole next time; one past the client's cap would not
 		a.transient = transient.Is(err) || errors.As(err, new(*tensorpool.DecodeError)) && !errors.Is(err, tensorpool.ErrResponseTooLarge)
 	case r.JSON200.RequestID != id:
