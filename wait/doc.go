@@ -28,7 +28,9 @@
 // All polls of a Poller (its Wait, WaitAll and Step calls) share one pace.
 // Until the first 429 or 503, only WithConcurrency slows it: one poll goes
 // first, then one more may be in flight per answer.
-// Each 429 or 503 cuts the rate, and answers let it grow back.
+// A 429's or 503's Retry-After holds the whole Poller: no new poll, for any
+// id, goes before it.
+// Each 429 or 503 also cuts the rate, and answers let it grow back.
 // The law is the AWS SDK's adaptive retry mode (CUBIC); pace.go cites it.
 // A server's rate-limit fields (RateLimit and RateLimit-Policy, their older
 // drafts, X-RateLimit-*) keep the rate below the rate they state.

@@ -23,13 +23,13 @@ const (
 	minFillRate = 0.5                    // minFillRate, _MIN_RATE: the least rate, polls a second
 
 	paceMargin = 0.98             // ours: of a rate the server states
-	paceHold   = 10 * time.Minute // ours: the longest a reset holds the polls
+	paceHold   = 10 * time.Minute // ours: the longest a reset or a Retry-After holds the polls
 )
 
 // pace admits the polls of one Poller: up to the polls in flight (one, then
 // one more per answer: TCP's slow start), and from the first 429 or 503 (a
 // throttle) on, through a token bucket at the AWS SDK's rate. A stated rate
-// bounds the bucket's; its reset holds every poll.
+// bounds the bucket's; a reset or a throttle's Retry-After holds every poll.
 type pace struct {
 	slots    chan struct{} // a poll in flight holds one
 	start    atomic.Int64  // slots the slow start still holds
@@ -43,7 +43,7 @@ type pace struct {
 	bucket   time.Time // the half second counted last (lastTxRateBucket)
 	top      float64   // the rate the last cut was from (lastMaxRate)
 	cut      time.Time // the last cut (lastThrottleTime)
-	until    time.Time // no poll before it: a reset
+	until    time.Time // no poll before it: a reset or a Retry-After
 }
 
 func newPace(concurrency int) *pace {
@@ -118,7 +118,7 @@ func (p *pace) refill(now time.Time) {
 func (p *pace) done() { <-p.slots }
 
 // answered adapts the pace to the answer to a poll sent at sent (AWS's Update)
-// and to l, what it states of the server's limit.
+// and to l, what it states of the server's limit (its Wait: a reset or a Retry-After).
 func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	if !throttle && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
 		defer func() { <-p.slots }() // slow start: one more poll in flight, once this answer has paced them

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -100,10 +102,57 @@ func TestPressureCutsThePace(t *testing.T) {
 	}
 }
 
+// TestRetryAfterHoldsThePoller (issue 37): a 429's Retry-After holds
+// every poll of the Poller, for any id, not only the refused id's. 50 ids,
+// each answer 20 ms after its poll: the first poll is answered 429 with
+// Retry-After: 5, every other 200 PENDING with Retry-After: 1, then
+// COMPLETED. No poll is sent in the 5 s after the 429 arrives beyond those
+// already in flight (sent before it), and every id is polled after it.
+func TestRetryAfterHoldsThePoller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		ids := make([]string, 50)
+		for i := range ids {
+			ids[i] = fmt.Sprint("r-", i)
+			f.on(ids[i], reply{status: gen.RequestStatusPENDING, retryAfter: "1", hold: 20 * time.Millisecond},
+				reply{status: gen.RequestStatusCOMPLETED, hold: 20 * time.Millisecond})
+		}
+		var refused time.Time // when the 429 arrives
+		var once sync.Once
+		c, err := gen.NewClient(testServer, gen.WithHTTPClient(doerFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := f.RoundTrip(r)
+			once.Do(func() {
+				refused, resp.StatusCode = time.Now(), http.StatusTooManyRequests
+				resp.Header.Set("Retry-After", "5")
+				resp.Body = io.NopCloser(strings.NewReader(`{"detail":"x"}`))
+			})
+			return resp, err
+		})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(c).WaitAll(t.Context(), ids...); err != nil {
+			t.Fatal(err)
+		}
+		held, after := 0, map[string]bool{}
+		for _, c := range f.allCalls() {
+			switch {
+			case !c.at.Before(refused) && c.at.Before(refused.Add(5*time.Second)):
+				held++
+			case !c.at.Before(refused.Add(5 * time.Second)):
+				after[c.id] = true
+			}
+		}
+		if held > 0 || len(after) != len(ids) {
+			t.Errorf("%d polls sent within the 5 s after the 429, %d ids polled after; want none within, every id after", held, len(after))
+		}
+	})
+}
+
 // TestPressureCutsQueuedPolls: polls of concurrent Wait calls that queue
 // for one of the Poller's 8 slots while the first poll is answered 503 do
-// not slip past the cut that answer makes: 100 Waits against a server
-// overloaded for 30 s send at most one poll per 2 s.
+// not slip past the hold and the cut that answer makes: 100 Waits against a
+// server overloaded for 30 s send at most one poll per 2 s.
 func TestPressureCutsQueuedPolls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
@@ -128,8 +177,8 @@ func TestPressureCutsQueuedPolls(t *testing.T) {
 		if max := 2 + int(math.Ceil(30*minFillRate)); len(o.spans) > max {
 			t.Errorf("%d requests during the 30 s overload; want at most %v", len(o.spans), max)
 		}
-		// After the first 503, the 7 polls queued behind it go at the cut
-		// rate, not at once.
+		// After the first 503, the 7 polls queued behind it wait for its
+		// Retry-After, then go at the cut rate, not at once.
 		early, window := 0, time.Duration(0.95*float64(time.Second)/minFillRate)
 		for _, sp := range o.spans {
 			if sp[0].Before(start.Add(window)) {
@@ -142,8 +191,9 @@ func TestPressureCutsQueuedPolls(t *testing.T) {
 	})
 }
 
-// TestPaceIsPerPoller: a 503's Retry-After delays its own id only; the cut
-// it makes slows the other ids of its Poller (not another Poller's).
+// TestPaceIsPerPoller: a 503's Retry-After holds every id of its Poller
+// (not another Poller's), and the cut it makes still applies after the
+// hold.
 func TestPaceIsPerPoller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake().on("a", httpErr(503, "60"), completed).on("b", completed).on("c", completed)
@@ -155,8 +205,11 @@ func TestPaceIsPerPoller(t *testing.T) {
 		if _, err := f.poller(t, 0).Wait(t.Context(), "c"); err != nil || time.Since(start) != 0 {
 			t.Fatalf("another Poller: %v after %v; want done at once", err, time.Since(start))
 		}
-		if _, err := p.Wait(t.Context(), "b"); err != nil || time.Since(start) != slotOf(minFillRate) {
-			t.Fatalf("b: %v after %v; want a token of the cut pace, %v", err, time.Since(start), slotOf(minFillRate))
+		if _, err := p.Wait(t.Context(), "b"); err != nil || time.Since(start) != time.Minute {
+			t.Fatalf("b: %v after %v; want held until a's Retry-After, 1m0s", err, time.Since(start))
+		}
+		if _, err := p.Wait(t.Context(), "a"); err != nil || time.Since(start) != time.Minute+slotOf(minFillRate) {
+			t.Fatalf("a: %v after %v; want a token of the cut pace after b, %v", err, time.Since(start), slotOf(minFillRate))
 		}
 	})
 }

@@ -146,6 +146,9 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	s.Attempt++
 	a := p.get(ctx, requestID)
 	if a.answered {
+		if a.pressure && a.hasHint { // a 429's or 503's Retry-After holds the whole Poller, as a reset does
+			a.limit.Wait = max(a.limit.Wait, min(a.hint, p.cfg.maxInterval))
+		}
 		p.pace.answered(sent, a.pressure, a.limit)
 	}
 	switch {
