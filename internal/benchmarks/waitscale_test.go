@@ -68,10 +68,11 @@ const paceRuns = 100 // the goal is 9 in 10: 100 runs measure the rate within a 
 
 // paceFigures is every figure of TestBenchPace, as TestPaceFigures writes it.
 type paceFigures struct {
-	Free   []freeFigure
-	Stated []rlSummary // rlDialects × statedCases
-	Edges  []rlSummary
-	Fair   []fairFigure
+	Free    []freeFigure
+	Stated  []rlSummary // rlDialects × statedCases
+	Edges   []rlSummary
+	Fair    []fairFigure
+	Limited []rlSummary // one Poller at 10 r/s: the token bucket, then nginx's limit_req
 }
 
 type freeFigure struct {
@@ -82,7 +83,7 @@ type freeFigure struct {
 
 type rlSummary struct {
 	Completed, GaveUp, Early int
-	Refused, Used            float64
+	Refused, Settled, Used   float64
 	Done                     time.Duration
 }
 
@@ -92,7 +93,7 @@ type fairFigure struct {
 }
 
 func rlSum(f rlFigures) rlSummary {
-	return rlSummary{f.completed, f.gaveUp, f.early, f.refusedShare(), f.used, f.done}
+	return rlSummary{f.completed, f.gaveUp, f.early, f.refusedShare(), f.settledShare(), f.used, f.done}
 }
 
 // runFree waits for n ids with no limiter, in virtual time.
@@ -163,6 +164,8 @@ func measurePace(t *testing.T) paceFigures {
 	for _, c := range fairCases {
 		f.Fair = append(f.Fair, runFair(t, c))
 	}
+	// As make check-peers runs nginx (TestRateLimitNginx): 20 s PENDING, in real time.
+	f.Limited = []rlSummary{rlSum(runBucket(t, rlCases[0], *rlPending)), rlSum(runNginx(t, rlCases[0], 20*time.Second))}
 	return f
 }
 
@@ -274,6 +277,22 @@ func TestBenchPace(t *testing.T) {
 			cell(func(f *paceFigures) string { return pct(f.Edges[i].Used) }),
 			cell(func(f *paceFigures) string { return secs(f.Edges[i].Done) }),
 			gate(t, c.capacity != 1, ok, fmt.Sprintf("%d r/s: %.2f %% refused, %.1f %% used", c.capacity, 100*a.Refused, 100*a.Used)))
+	}
+	fmt.Fprintf(w, "\n**One Poller at 10 r/s, no fields** (the rate-limit runs above, %d ids; nginx `limit_req` in real time with "+
+		"requests PENDING for 20 s, as `make check-peers` runs it). Goals (issue 21): every id completes, 0 given up, ≤ 10 %% "+
+		"refused, ≤ 5 %% once settled, ≥ 80 %% of the capacity used, 0 early.\n\n", rlCases[0].ids)
+	row(w, "limiter", "completed", "given up", "refused", "refused, settled", "capacity used", "all done", "goal")
+	row(w, "---", "---:", "---:", "---:", "---:", "---:", "---:", "---")
+	for i, lim := range rlLimiters {
+		a := after.Limited[i]
+		row(w, lim, cell(func(f *paceFigures) string { return strconv.Itoa(f.Limited[i].Completed) }),
+			cell(func(f *paceFigures) string { return strconv.Itoa(f.Limited[i].GaveUp) }),
+			cell(func(f *paceFigures) string { return pct(f.Limited[i].Refused) }),
+			cell(func(f *paceFigures) string { return pct(f.Limited[i].Settled) }),
+			cell(func(f *paceFigures) string { return pct(f.Limited[i].Used) }),
+			cell(func(f *paceFigures) string { return secs(f.Limited[i].Done) }),
+			verdict(t, a.Completed == rlCases[0].ids && a.GaveUp == 0 && a.Early == 0 && a.Refused <= 0.10 && a.Settled <= 0.05 && a.Used >= 0.80,
+				fmt.Sprintf("%s, one Poller, 10 r/s: %.2f %% refused, %.2f %% settled, %.1f %% used", lim, 100*a.Refused, 100*a.Settled, 100*a.Used)))
 	}
 	fmt.Fprintf(w, "\n**Four Pollers on one key, no fields**, each started at a random moment within %v (together: at one virtual instant "+
 		"their paces would lock in phase and the runs repeat a few outcomes) or within 1 s, %d runs each: "+
