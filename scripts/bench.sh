@@ -23,8 +23,8 @@ load_before=$(load)
 export TENSORPOOL_NGINX=1 # a missing nginx fails them instead of skipping
 "$GO" test -c -o "$tmp/benchmarks.test" ./internal/benchmarks
 # "Before", measured by this same code in the same run (waitscale_test.go):
-# main as issue 30 was filed, and the hold the pace replaced.
-for rev in 30cd781 fb24af9; do
+# main's old pace as issue 37 was filed, and the hold the pace replaced.
+for rev in fa67cb3 fb24af9; do
 	mkdir "$tmp/$rev"
 	git archive "$rev" | tar -x -C "$tmp/$rev"
 	rm -rf "$tmp/$rev/internal/benchmarks"
@@ -36,7 +36,7 @@ cd internal/benchmarks
 status=0
 touch "$tmp/figures.md"
 "$tmp/benchmarks.test" -test.run '^TestBench' -test.v -test.timeout 30m -figures "$tmp/figures.md" \
-	-economy.n "${ECONOMY_N:-1000}" -pace.before "$tmp/30cd781.test" -pace.hold "$tmp/fb24af9.test" || status=$?
+	-economy.n "${ECONOMY_N:-1000}" -pace.before "$tmp/fa67cb3.test" -pace.hold "$tmp/fb24af9.test" || status=$?
 # One round is every client once (-count=1), so that load from other work on
 # the machine falls on all of them alike.
 for _ in $(seq "${BENCH_COUNT:-10}"); do

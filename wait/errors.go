@@ -15,35 +15,23 @@ import (
 // The causes an *Error wraps, besides ctx's errors, a *tensorpool.APIError
 // and the Client's own errors.
 var (
-	// ErrFailed: the request reached FAILED; Error.Info says why.
-	ErrFailed = errors.New("request failed")
-	// ErrUnknownStatus: a status outside the spec's enum, a missing one
-	// included (see WithUnknownStatusAsRunning).
-	ErrUnknownStatus = errors.New("unknown request status")
-	// ErrTooManyFailures: WithMaxFailures transient failures in a row; the
-	// error wraps the last one too.
-	ErrTooManyFailures = errors.New("too many consecutive transient failures")
-	// ErrStopped: WaitAll stopped waiting because another id failed under
-	// WithFailFast (context.Canceled would mean the caller's ctx ended).
-	ErrStopped = errors.New("stopped after another request failed")
-	// ErrBrokenClient: the Client returned a nil *http.Response, or a nil
-	// Body, with a nil error.
-	ErrBrokenClient = errors.New("broken Client")
+	ErrFailed          = errors.New("request failed")                          // the request reached FAILED; Error.Info says why
+	ErrUnknownStatus   = errors.New("unknown request status")                  // a status outside the spec's enum, or none (see WithUnknownStatusAsRunning)
+	ErrTooManyFailures = errors.New("too many consecutive transient failures") // WithMaxFailures in a row; the error wraps the last too
+	ErrStopped         = errors.New("stopped after another request failed")    // WaitAll under WithFailFast (context.Canceled: the caller's ctx ended)
+	ErrBrokenClient    = errors.New("broken Client")                           // the Client returned a nil response, or a nil Body, and a nil error
+	ErrWrongRequest    = errors.New("the answer is for another request")       // its request_id is not the id asked for (transient)
 	// ErrInvalidRequestID: an id that could address another route ("", ".",
 	// "..", or one containing '/', '\\' or a control character: the rule of
 	// every path parameter of tensorpool.NewClient's client); nothing was
 	// sent. It matches tensorpool.ErrInvalidRequest too.
 	ErrInvalidRequestID error = invalidRequestID{}
-	// ErrWrongRequest: an answer whose request_id is not the id asked for
-	// (a broken server or proxy), a transient failure.
-	ErrWrongRequest = errors.New("the answer is for another request")
 )
 
-// Error is how the wait for one request id ended, when it did not end
-// COMPLETED: every error of Wait and Step is one, and WaitAll's error joins
-// one per failed id, in input order. Branch on its cause with errors.Is
-// (ErrFailed, context.DeadlineExceeded, ...) or errors.As
-// (*tensorpool.APIError).
+// Error is how the wait for one request id ended, when not COMPLETED: every
+// error of Wait and Step is one; WaitAll's joins one per failed id, in input
+// order. Branch with errors.Is (ErrFailed, context.DeadlineExceeded, ...) or
+// errors.As (*tensorpool.APIError).
 type Error struct {
 	RequestID string                   // the id waited for
 	Info      *gen.RequestInfoResponse // the last request info seen, as the server sent it; nil if none
@@ -118,9 +106,7 @@ func (invalidRequestID) Error() string        { return "invalid request id" }
 func (invalidRequestID) Is(target error) bool { return target == tensorpool.ErrInvalidRequest }
 
 // checkID refuses an id the client's rule for path parameters refuses,
-// whatever client polls: the generated request builder would resolve a dot
-// segment to another route, and a server that decodes %2F before routing
-// would see extra segments.
+// whatever client polls: a dot segment or a %2F could reach another route.
 func checkID(id string) error {
 	if why := pathparam.Invalid(id); why != "" {
 		return &Error{RequestID: id, Err: fmt.Errorf("%w: it %s", ErrInvalidRequestID, why)}
@@ -128,9 +114,8 @@ func checkID(id string) error {
 	return nil
 }
 
-// end ends s with an *Error wrapping err, or, if nil, ctx's error
-// (ReasonContext) or, while ctx lives, ErrStopped (ReasonStopped); and
-// ctx's cause when that says more.
+// end ends s with an *Error wrapping err or else ctx's error (ReasonContext)
+// or, while ctx lives, ErrStopped (ReasonStopped), and ctx's cause.
 func (p *Poller) end(ctx context.Context, s *Step, err error) error {
 	s.Next, s.Reason = 0, ReasonContext
 	if err = cmp.Or(err, ctx.Err()); err == nil {

@@ -9,12 +9,11 @@ const (
 	DefaultMaxFailures   = 5
 	DefaultNotFoundGrace = 10 * time.Second
 	DefaultConcurrency   = 8
-)
 
-const (
-	noHint     = 2 * time.Second  // after an answer without Retry-After: the tp CLI's interval
-	maxBackoff = 30 * time.Second // caps the backoff after failures without Retry-After
-	jitter     = 0.25             // the largest fraction added (never subtracted) to a delay
+	noHint       = 2 * time.Second  // after an answer without Retry-After: the tp CLI's interval
+	maxBackoff   = 30 * time.Second // caps the backoff after failures without Retry-After
+	jitter       = 0.25             // the largest fraction added (never subtracted) to a delay
+	maxErrorBody = 16 << 10         // caps what is read of an error answer's body
 )
 
 // An Option configures a Poller.
@@ -35,11 +34,10 @@ func set[T int | time.Duration](dst *T, v, lo T) {
 }
 
 // WithInterval bounds the time between two polls of one request (default
-// 1 s to 10 min). A Retry-After below lo, 0 and dates in the past included,
-// is raised to lo; one above hi is clamped to hi: the one case in which a
-// poll comes earlier than the server asked, and Update.Reason says so. The
-// delays chosen without a Retry-After stay within the bounds too. A bound
-// <= 0 keeps its default; hi below lo is raised to lo.
+// 1 s to 10 min). A Retry-After below lo (0 and past dates too) is raised to
+// lo; one above hi is clamped to hi, the one case of a poll earlier than the
+// server asked, which Update.Reason says. A bound <= 0 keeps its default; hi
+// below lo is raised to lo.
 func WithInterval(lo, hi time.Duration) Option {
 	return func(c *config) {
 		set(&c.minInterval, lo, 1)
@@ -48,9 +46,8 @@ func WithInterval(lo, hi time.Duration) Option {
 }
 
 // WithProgress calls f after every poll, and once more when ctx (or
-// WithFailFast) ends a wait between polls. One Poller's calls are
-// serialized under its lock: f need not be safe for concurrent use, should
-// return quickly, and must not call the same Poller (that deadlocks).
+// WithFailFast) ends a wait between polls. A Poller's calls are serialized:
+// f should return quickly and must not call the same Poller (a deadlock).
 func WithProgress(f func(Update)) Option { return func(c *config) { c.progress = f } }
 
 // WithMaxFailures sets how many transient failures in a row end a wait with
@@ -76,7 +73,6 @@ func WithUnknownStatusAsRunning() Option { return func(c *config) { c.unknownRun
 func WithFailFast() Option { return func(c *config) { c.failFast = true } }
 
 // WithConcurrency bounds the polls one Poller has in flight, across all its
-// Wait, WaitAll and Step calls (default 8); waiting between polls does not
-// count. It caps the Poller at n polls per round trip: raise it when the
-// ids' Retry-After asks for more. n < 1 is ignored.
+// Wait, WaitAll and Step calls (default 8): at most n polls per round trip.
+// n < 1 is ignored.
 func WithConcurrency(n int) Option { return func(c *config) { set(&c.concurrency, n, 1) } }

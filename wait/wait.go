@@ -21,23 +21,20 @@ import (
 )
 
 // Client is the one method of gen's clients a Poller uses: pass the
-// *gen.ClientWithResponses of tensorpool.NewClient, a *gen.Client, or a
-// gen.ClientInterface. A gen.ClientWithResponsesInterface lacks it (its
-// method parses the body, and wait reads the raw response's Retry-After).
+// *gen.ClientWithResponses of tensorpool.NewClient or a *gen.Client (wait
+// reads the raw response's headers).
 type Client interface {
 	GetRequestInfo(ctx context.Context, requestID string, reqEditors ...gen.RequestEditorFn) (*http.Response, error)
 }
 
 // Poller polls GET /request/info/{request_id}; it is safe for concurrent use.
 type Poller struct {
-	c    Client
-	cfg  config
-	mu   sync.Mutex // serializes progress callbacks
-	rand func() float64
-	// redact is the client's redaction of the key, from its first answer
-	// (tensorpool.NewClient's marks every body with it), or nil.
-	redact atomic.Pointer[func(string) string]
-	pace   *pace // admits every poll: the polls in flight and the rate all share
+	c      Client
+	cfg    config
+	mu     sync.Mutex // serializes progress callbacks
+	rand   func() float64
+	redact atomic.Pointer[func(string) string] // the key's redaction, from tensorpool.NewClient's first answer body
+	pace   *pace                               // admits every poll
 }
 
 // New returns a Poller that polls through c, with its options fixed.
@@ -66,8 +63,7 @@ const (
 )
 
 // Step is the outcome of one poll, for a caller that requeues after Next
-// instead of sleeping. Pass it back to the next call: it carries the
-// counters that bound transient failures and the 404 grace.
+// instead of sleeping; pass it back to the next call (it carries counters).
 type Step struct {
 	RequestID string
 	Info      *gen.RequestInfoResponse // the last request info seen (this poll's or an earlier one's), nil if none
@@ -84,9 +80,8 @@ type Step struct {
 	backoffs int           // answers in a row that were not a request info: failures or pressure
 }
 
-// Update is what WithProgress reports. The last Update of a wait has
-// Next == 0 and Reason ReasonDone, ReasonContext or ReasonStopped, with Err
-// set unless the request COMPLETED.
+// Update is what WithProgress reports. A wait's last has Next == 0 and
+// Reason ReasonDone, ReasonContext or ReasonStopped, Err set unless COMPLETED.
 type Update struct {
 	RequestID string
 	Status    gen.RequestStatus // last status seen, "" if none yet
@@ -98,10 +93,9 @@ type Update struct {
 	Info      *gen.RequestInfoResponse
 }
 
-// Wait polls the request until it is COMPLETED (nil error) or FAILED (an
-// *Error wrapping ErrFailed), or a permanent error or ctx ends the wait
-// (see the package documentation). It returns the last info seen, nil if
-// none.
+// Wait polls the request until it is COMPLETED (nil error) or FAILED
+// (ErrFailed), or a permanent error or ctx ends the wait; it returns the
+// last info seen, nil if none.
 func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoResponse, error) {
 	if err := checkID(requestID); err != nil {
 		return nil, err
@@ -111,8 +105,7 @@ func (p *Poller) Wait(ctx context.Context, requestID string) (*gen.RequestInfoRe
 }
 
 // fitDeadline shortens s.Next, never below s.floor, so that one more poll
-// comes before ctx's deadline (a floor's worth before it, if it can), or
-// ends s if even s.floor does not fit.
+// comes before ctx's deadline, or ends s if even s.floor does not fit.
 func (p *Poller) fitDeadline(ctx context.Context, s *Step) error {
 	dl, ok := ctx.Deadline()
 	switch left := time.Until(dl); {
@@ -125,11 +118,10 @@ func (p *Poller) fitDeadline(ctx context.Context, s *Step) error {
 	return p.end(ctx, s, fmt.Errorf("%w: next poll due in %v at the earliest, after the deadline", context.DeadlineExceeded, s.floor))
 }
 
-// Step polls the request once, waiting only for the Poller's pace, and
-// returns a Step that is never nil. A nil error with Done ==
-// false means "poll again after Next"; a non-nil error ends polling, as in
-// Wait. prev is the previous call's Step for this id, or nil. Next is not
-// fitted to ctx's deadline: a controller's ctx bounds one reconcile.
+// Step polls the request once, waiting only for the Poller's pace; prev is
+// the previous call's Step for this id, or nil. A nil error with Done false
+// means "poll again after Next" (not fitted to ctx's deadline); an error
+// ends polling, as in Wait. The Step is never nil.
 func (p *Poller) Step(ctx context.Context, requestID string, prev *Step) (*Step, error) {
 	if err := checkID(requestID); err != nil {
 		return &Step{RequestID: requestID, Reason: ReasonDone}, err
@@ -154,7 +146,10 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	s.Attempt++
 	a := p.get(ctx, requestID)
 	if a.answered {
-		p.pace.answered(sent, a.pressure, a.down, a.limit)
+		if a.pressure && a.hasHint { // a 429's or 503's Retry-After holds the whole Poller, as a reset does
+			a.limit.Wait = max(a.limit.Wait, min(a.hint, p.cfg.maxInterval))
+		}
+		p.pace.answered(sent, a.pressure, a.limit)
 	}
 	switch {
 	case !a.answered && a.err != nil && ctx.Err() != nil: // ctx ended the poll: s.Err, the last failure, is named
@@ -194,10 +189,8 @@ func (p *Poller) step(ctx context.Context, requestID string, prev *Step) (*Step,
 	return s, nil
 }
 
-// schedule sets s.Next, with jitter, s.Reason and s.floor: the server's
-// hint within the bounds (no jitter when clamped); without one, the CLI's
-// 2 s or, after s.backoffs failures or 429/503s in a row, a backoff from
-// the minimum interval up to 30 s. No value overflows.
+// schedule sets s.Next (the package doc's schedule), s.Reason and s.floor;
+// no value overflows.
 func (p *Poller) schedule(s *Step, a answer) {
 	c, base := &p.cfg, p.cfg.minInterval
 	switch n := s.backoffs; {
@@ -230,15 +223,13 @@ type answer struct {
 	hasHint             bool
 	err                 error
 	transient, pressure bool // err may not recur; the server asks to slow down (429, 503)
-	down                bool // the pressure is a 503
 	answered            bool // an HTTP response came
 	limit               ratelimit.Limit
 }
 
-// get sends one GET (step holds its concurrency slot) and checks the answer
-// with tensorpool.Check.
+// get sends one GET, once (wait makes every retry decision), and checks the
+// answer with tensorpool.Check.
 func (p *Poller) get(ctx context.Context, id string) (a answer) {
-	// wait makes every retry decision: the transport must send this once.
 	resp, err := p.c.GetRequestInfo(retryctx.Poll(ctx), id)
 	var r *gen.GetRequestInfoResponse
 	if err == nil { // else net/http's contract: no body to close
@@ -251,7 +242,7 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 		a.hint, a.hasHint = retryafter.Parse(resp.Header, now)
 		a.limit = ratelimit.Parse(resp.Header, now)
 		if b, ok := resp.Body.(interface{ Redact(string) string }); ok && p.redact.Load() == nil {
-			f := b.Redact // tensorpool.NewClient's bodies carry its redaction: kept once per Poller
+			f := b.Redact
 			p.redact.CompareAndSwap(nil, &f)
 		}
 		if resp.StatusCode/100 == 2 {
@@ -265,7 +256,6 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 	switch {
 	case err != nil && a.answered && resp.StatusCode/100 != 2: // an *APIError
 		a.transient, a.pressure = transient.Status(resp.StatusCode), transient.Pressure(resp.StatusCode)
-		a.down = resp.StatusCode == http.StatusServiceUnavailable
 	case err != nil: // a 2xx that does not decode may come whole next time; one past the client's cap would not
 		a.transient = transient.Is(err) || errors.As(err, new(*tensorpool.DecodeError)) && !errors.Is(err, tensorpool.ErrResponseTooLarge)
 	case r.JSON200.RequestID != id:
@@ -284,9 +274,6 @@ func (p *Poller) redactor() func(string) string {
 	}
 	return nil
 }
-
-// maxErrorBody caps what is read of an error answer's body.
-const maxErrorBody = 16 << 10
 
 // report sends s, and the error ending the wait if any, to WithProgress.
 func (p *Poller) report(s *Step, err error) {

@@ -13,14 +13,12 @@ import (
 )
 
 // WaitAll waits for every request concurrently, each polled as Wait would
-// poll it alone; duplicates are polled once, and invalid ids fail the call
-// before any request. Entry i of the result is the last info seen for
-// requestIDs[i] (nil if none); the error joins the per-request errors in
-// input order. Each is waited for to the end unless WithFailFast.
-//
-// It holds no goroutine per id: a scheduler sends each id's poll when due,
-// earliest first, from at most the Poller's concurrency of goroutines, so
-// 10,000 ids cost 10,000 small records, not 10,000 stacks.
+// poll it alone, to the end unless WithFailFast; duplicates are polled once,
+// and invalid ids fail the call before any request. Entry i of the result is
+// the last info seen for requestIDs[i] (nil if none); the error joins the
+// per-request errors in input order. It holds no goroutine per id: 10,000
+// ids cost 10,000 small records, polled from the Poller's concurrency of
+// goroutines.
 func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.RequestInfoResponse, error) {
 	out := make([]*gen.RequestInfoResponse, len(requestIDs))
 	errs := make([]error, len(requestIDs))

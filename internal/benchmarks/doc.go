@@ -6,9 +6,9 @@
 // and nginx's limit_req (ratelimit_test.go, nginx_test.go; issue 21), how
 // WaitAll scales to 10,000 requests (scale_test.go), wait at every scale:
 // no limiter, a limiter that states its limit, the edges, staggered Pollers
-// and the CPU per poll, before and after issue 30 (waitscale_test.go), and
-// the overhead of the generated client over a hand-written net/http call
-// (client_test.go).
+// and the CPU per poll, the old pace and the new law (issues 30 and 37,
+// waitscale_test.go), and the overhead of the generated client over a
+// hand-written net/http call (client_test.go).
 //
 // Everything here is test code. The measurements are tests named TestBench*
 // that write Markdown tables and fail when a goal is missed, and one ordinary

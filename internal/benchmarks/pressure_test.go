@@ -59,8 +59,8 @@ func TestBenchStorm(t *testing.T) {
 	w := measure(t)
 	fmt.Fprintf(w, "## Does it back off when the server is overloaded?\n\n"+
 		"One WaitAll over %d ids against a server answering 503 for the first %s (with the Retry-After shown, or none); "+
-		"package wait cuts the pace all its polls share on a 429/503 (down to one poll per 2 s) while each id waits its own "+
-		"Retry-After; the baselines poll each id on their own.\n\n",
+		"package wait holds all its polls for a 429's or 503's Retry-After and cuts the pace they share (down to one poll per "+
+		"2 s) while each id waits its own Retry-After; the baselines poll each id on their own.\n\n",
 		stormIDs, secs(stormOverload))
 	row(w, "Retry-After", "strategy", "requests during overload", "req/s mean", "req/s peak", "latency p50")
 	row(w, "---", "---", "---:", "---:", "---:", "---:")

@@ -361,8 +361,9 @@ func TestBenchRateLimit(t *testing.T) {
 		"`burst`, `nodelay`, `limit_req_status 429`, `Retry-After` added) in real time on loopback, in front of `tensorpooltest`. "+
 		"*Refused, settled*: after the first %s. *Capacity used*: accepted ÷ capacity over the seconds in which the ids still "+
 		"waiting ask for at least the capacity.\n\n"+
-		"Goals: every id completes, 0 waits given up, ≤ 5 %% refused once settled and ≤ 10 %% overall, ≥ 80 %% of the capacity "+
-		"used, 0 polls earlier than a Retry-After; with four Pollers, each within ±30 %% of a fair share.\n\n", *rlPending, rlRTT, rlSettle)
+		"Goals (issue 21): every id completes, 0 waits given up, ≤ 5 %% refused once settled and ≤ 10 %% overall, ≥ 80 %% of the "+
+		"capacity used, 0 polls earlier than a Retry-After; with four Pollers, each within ±30 %% of a fair share. Gated for one "+
+		"Poller; four Pollers' are reported (issue 37 gates their fairness over 100 runs, below).\n\n", *rlPending, rlRTT, rlSettle)
 	row(w, "limiter", "ids", "capacity", "Pollers", "completed", "given up", "refused", "refused, settled", "capacity used", "all done", "early", "goals")
 	row(w, "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---")
 	var shares []string
@@ -387,7 +388,7 @@ func TestBenchRateLimit(t *testing.T) {
 				}
 			}
 			row(w, lim, c.ids, c.capacity, c.pollers, f.completed, f.gaveUp, pct(f.refusedShare()), pct(f.settledShare()),
-				pct(f.used), secs(f.done), f.early, verdict(t, ok, name))
+				pct(f.used), secs(f.done), f.early, gate(t, c.pollers == 1, ok, name))
 		}
 	}
 	if *rlOnly < 0 {
@@ -434,13 +435,13 @@ func TestBenchRateLimit(t *testing.T) {
 
 func pct(v float64) string { return num(100*v) + " %" }
 
-// TestRateLimitGoals: in virtual time, every rate-limit case meets issue
-// 21's goals, through a raw gen client too, and issue 30's that one run
-// checks: no pace without a limiter, the stated limits in each dialect, the
-// 200 r/s edge. Four Pollers started together (within 10 ms), at 10 and
-// 50 r/s, are each within ±30 % of a fair share in most of fairRuns runs:
-// about one run in 15 misses at 50 r/s, one in 50 at 10 r/s (make bench
-// measures 100 at a time, staggered starts too).
+// TestRateLimitGoals: in virtual time, the gated goals of issue 37 that one
+// run checks: issue 21's for one Poller, through a raw gen client too; no
+// pace without a limiter; the stated limits at 5 and 50 r/s in each
+// dialect; the 200 r/s edge. Four Pollers started together (within 10 ms)
+// at 10 r/s are each within ±30 % of a fair share in most of fairRuns runs
+// (make bench measures 100 at a time); the rest of their figures, and 50
+// r/s, are logged, not checked: issue 37 reports them.
 func TestRateLimitGoals(t *testing.T) {
 	for _, c := range append(rlCases, rlCase{ids: 200, capacity: 10, pollers: 1, raw: true}) {
 		runs, fair := 1, 0
@@ -449,8 +450,12 @@ func TestRateLimitGoals(t *testing.T) {
 		}
 		for range runs {
 			f := runBucket(t, c, time.Minute)
+			report := t.Errorf
+			if c.pollers > 1 {
+				report = t.Logf
+			}
 			if !f.met(c) {
-				t.Errorf("%+v: %d completed, %d given up, %.1f %% refused (%.1f %% settled), %.0f %% used, %d early; want issue 21's goals",
+				report("%+v: %d completed, %d given up, %.1f %% refused (%.1f %% settled), %.0f %% used, %d early; want issue 21's goals",
 					c, f.completed, f.gaveUp, 100*f.refusedShare(), 100*f.settledShare(), 100*f.used, f.early)
 			}
 			if sh := f.shares(); slices.Min(sh) >= 0.7 && slices.Max(sh) <= 1.3 {
@@ -459,12 +464,12 @@ func TestRateLimitGoals(t *testing.T) {
 				t.Logf("%+v: shares %.2f", c, sh)
 			}
 		}
-		if c.pollers > 1 && 2*fair <= fairRuns {
+		if c.pollers > 1 && c.capacity == 10 && 2*fair <= fairRuns {
 			t.Errorf("%+v: every Poller within ±30 %% of a fair share in %d of %d runs; want most", c, fair, fairRuns)
 		}
 	}
 	for _, d := range rlDialects {
-		for _, c := range statedCases {
+		for _, c := range statedCases[1:] { // 1 r/s is reported
 			c.dialect = d
 			if f := runBucket(t, c, time.Minute); f.completed != c.ids || f.refusedShare() > 0.01 || f.used < 0.90 {
 				t.Errorf("%+v: %d completed, %.2f %% refused, %.1f %% used; want all, ≤ 1 %%, ≥ 90 %%", c, f.completed, 100*f.refusedShare(), 100*f.used)
@@ -477,8 +482,8 @@ func TestRateLimitGoals(t *testing.T) {
 		}
 	}
 	for _, n := range freeIDs {
-		if f := runFree(t, n); f.P99 > freeGoal {
-			t.Errorf("no limiter, %d ids: detection delay p99 %v; want ≤ %v", n, f.P99, freeGoal)
+		if f := runFree(t, n); f.P99 > freeGoal || f.LastFirst > time.Second {
+			t.Errorf("no limiter, %d ids: last first poll %v, detection delay p99 %v; want ≤ 1 s, ≤ %v", n, f.LastFirst, f.P99, freeGoal)
 		}
 	}
 }

@@ -22,14 +22,15 @@ import (
 	"github.com/tensorpool/tensorpool-go/wait"
 )
 
-// Issue 30, wait at every scale: with no limiter, behind a token bucket
-// that states its limit in each of three dialects, at the edges of the pace
-// (1 and 200 r/s), four Pollers started up to 1 s apart, and the CPU per
-// poll. scripts/bench.sh builds this package on earlier commits (today's
-// main before issue 30, and the hold before the pace) and passes them here,
-// so that "before" is measured by the same code, in the same run.
+// Issues 30 and 37, wait at every scale: with no limiter, behind a token
+// bucket that states its limit in each of three dialects, at the edges of
+// the pace (1 and 200 r/s), four Pollers started up to 1 s apart, and the
+// CPU per poll. scripts/bench.sh builds this package on earlier commits
+// (main's old pace before issue 37, and the hold before the pace) and passes
+// them here, so that the old pace is measured by the same code, in the same
+// run.
 var (
-	beforeBin  = flag.String("pace.before", "", "this package's test binary built on main before issue 30: TestBenchPace measures it too")
+	beforeBin  = flag.String("pace.before", "", "this package's test binary built on the old pace (fa67cb3): TestBenchPace measures it too")
 	holdBin    = flag.String("pace.hold", "", "this package's test binary built on the hold (fb24af9): TestBenchCPUPerPoll measures it too")
 	paceJSON   = flag.String("pace.json", "", "TestPaceFigures writes its figures here")
 	cpuProbe   = flag.Bool("pace.cpu", false, "TestCPUProbe prints the CPU per poll at 10,000 ids")
@@ -67,10 +68,11 @@ const paceRuns = 100 // the goal is 9 in 10: 100 runs measure the rate within a 
 
 // paceFigures is every figure of TestBenchPace, as TestPaceFigures writes it.
 type paceFigures struct {
-	Free   []freeFigure
-	Stated []rlSummary // rlDialects × statedCases
-	Edges  []rlSummary
-	Fair   []fairFigure
+	Free    []freeFigure
+	Stated  []rlSummary // rlDialects × statedCases
+	Edges   []rlSummary
+	Fair    []fairFigure
+	Limited []rlSummary // one Poller at 10 r/s: the token bucket, then nginx's limit_req
 }
 
 type freeFigure struct {
@@ -81,7 +83,7 @@ type freeFigure struct {
 
 type rlSummary struct {
 	Completed, GaveUp, Early int
-	Refused, Used            float64
+	Refused, Settled, Used   float64
 	Done                     time.Duration
 }
 
@@ -91,7 +93,7 @@ type fairFigure struct {
 }
 
 func rlSum(f rlFigures) rlSummary {
-	return rlSummary{f.completed, f.gaveUp, f.early, f.refusedShare(), f.used, f.done}
+	return rlSummary{f.completed, f.gaveUp, f.early, f.refusedShare(), f.settledShare(), f.used, f.done}
 }
 
 // runFree waits for n ids with no limiter, in virtual time.
@@ -162,6 +164,8 @@ func measurePace(t *testing.T) paceFigures {
 	for _, c := range fairCases {
 		f.Fair = append(f.Fair, runFair(t, c))
 	}
+	// As make check-peers runs nginx (TestRateLimitNginx): 20 s PENDING, in real time.
+	f.Limited = []rlSummary{rlSum(runBucket(t, rlCases[0], *rlPending)), rlSum(runNginx(t, rlCases[0], 20*time.Second))}
 	return f
 }
 
@@ -194,8 +198,8 @@ func runBinary(t *testing.T, bin string, args ...string) []byte {
 	return out
 }
 
-// TestBenchPace measures issue 30's cases, before (with -pace.before) and
-// after, and checks its goals.
+// TestBenchPace measures issue 37's cases, the old pace (with -pace.before)
+// and this commit's, and checks the gated goals; the others are reported.
 func TestBenchPace(t *testing.T) {
 	w := measure(t)
 	after := measurePace(t)
@@ -219,12 +223,13 @@ func TestBenchPace(t *testing.T) {
 		}
 		return f(before) + " → **" + f(&after) + "**"
 	}
-	fmt.Fprintf(w, "## Does it wait well at every scale? (issue 30)\n\n"+
-		"Each cell is *before → after*: before is main as issue 30 was filed (30cd781), built with this same code by "+
-		"`make bench` and run in the same run. All in virtual time.\n\n"+
+	fmt.Fprintf(w, "## Does it wait well at every scale? (issues 30 and 37)\n\n"+
+		"Each cell is *old pace → new law*: the old pace is main as issue 37 was filed (fa67cb3, its own tuned law), built "+
+		"with this same code by `make bench` and run in the same run; the new law is the AWS SDK's adaptive retry mode "+
+		"(CUBIC) with the Retry-After hold. All in virtual time. A goal marked *reported* is measured, not gated (issue 37).\n\n"+
 		"**No limiter.** Each request PENDING for 1 to 10 s (uniform), `Retry-After: 2`, answered in %v; one `WaitAll` with "+
 		"`WithConcurrency(%d)`, enough not to bind. *Detection delay*: from completion to the answer that shows it. "+
-		"Goal: p99 ≤ 1.25 × Retry-After + the round trip = %v.\n\n", freeRTT, freeConcurrency, secs(freeGoal))
+		"Goal: every first poll within 1 s, and p99 ≤ 1.25 × Retry-After + the round trip = %v.\n\n", freeRTT, freeConcurrency, secs(freeGoal))
 	row(w, "ids", "polls", "last id's first poll", "detection delay p50", "detection delay p99", "all done", "goal")
 	row(w, "---:", "---:", "---:", "---:", "---:", "---:", "---")
 	for i, n := range freeIDs {
@@ -234,14 +239,15 @@ func TestBenchPace(t *testing.T) {
 			cell(func(f *paceFigures) string { return secs(f.Free[i].P50) }),
 			cell(func(f *paceFigures) string { return secs(f.Free[i].P99) }),
 			cell(func(f *paceFigures) string { return secs(f.Free[i].Done) }),
-			verdict(t, a.P99 <= freeGoal, fmt.Sprintf("no limiter, %d ids: detection p99 %v ≤ %v", n, a.P99, freeGoal)))
+			verdict(t, a.P99 <= freeGoal && a.LastFirst <= time.Second,
+				fmt.Sprintf("no limiter, %d ids: last first poll %v ≤ 1 s, detection p99 %v ≤ %v", n, a.LastFirst, a.P99, freeGoal)))
 	}
 	fmt.Fprintf(w, "\n**Behind a token bucket that states its limit** (the rate-limit runs above: ids PENDING for %s, "+
 		"demand 10 × the capacity, one Poller). The bucket sends, on every answer, its quota (capacity per second), the whole "+
 		"tokens remaining, and the seconds until the next token (rounded up; `X-RateLimit-Reset` a Unix time in ms), in one of "+
 		"three dialects: `RateLimit-Policy`/`RateLimit` (draft-ietf-httpapi-ratelimit-headers-10), `RateLimit-Limit`/"+
-		"`-Remaining`/`-Reset` (the older drafts), `X-RateLimit-*`. Goals: ≤ 1 %% refused, ≥ 90 %% of the capacity used, every "+
-		"id completes.\n\n", *rlPending)
+		"`-Remaining`/`-Reset` (the older drafts), `X-RateLimit-*`. Goals at 5 and 50 r/s: ≤ 1 %% refused, ≥ 90 %% of the "+
+		"capacity used, every id completes; 1 r/s is reported.\n\n", *rlPending)
 	row(w, "fields", "capacity", "ids", "completed", "given up", "refused", "capacity used", "all done", "goal")
 	row(w, "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---")
 	for i, d := range rlDialects {
@@ -253,12 +259,13 @@ func TestBenchPace(t *testing.T) {
 				cell(func(f *paceFigures) string { return pct(f.Stated[k].Refused) }),
 				cell(func(f *paceFigures) string { return pct(f.Stated[k].Used) }),
 				cell(func(f *paceFigures) string { return secs(f.Stated[k].Done) }),
-				verdict(t, a.Completed == c.ids && a.GaveUp == 0 && a.Early == 0 && a.Refused <= 0.01 && a.Used >= 0.90,
+				gate(t, c.capacity > 1, a.Completed == c.ids && a.GaveUp == 0 && a.Early == 0 && a.Refused <= 0.01 && a.Used >= 0.90,
 					fmt.Sprintf("%s, %d r/s: %.2f %% refused, %.1f %% used", d, c.capacity, 100*a.Refused, 100*a.Used)))
 		}
 	}
 	fmt.Fprintf(w, "\n**The edges, no fields** (same runs, one Poller, the default concurrency: 8 in flight at a %v round trip "+
-		"carry 400 polls a second). Goals: at 1 r/s ≤ 10 %% refused; at 200 r/s ≥ 90 %% of the capacity used; every id completes.\n\n", rlRTT)
+		"carry 400 polls a second). Goals: at 200 r/s ≥ 90 %% of the capacity used, every id completes; at 1 r/s ≤ 10 %% refused, "+
+		"reported.\n\n", rlRTT)
 	row(w, "capacity", "ids", "completed", "given up", "refused", "capacity used", "all done", "goal")
 	row(w, "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---")
 	for i, c := range edgeCases {
@@ -269,12 +276,28 @@ func TestBenchPace(t *testing.T) {
 			cell(func(f *paceFigures) string { return pct(f.Edges[i].Refused) }),
 			cell(func(f *paceFigures) string { return pct(f.Edges[i].Used) }),
 			cell(func(f *paceFigures) string { return secs(f.Edges[i].Done) }),
-			verdict(t, ok, fmt.Sprintf("%d r/s: %.2f %% refused, %.1f %% used", c.capacity, 100*a.Refused, 100*a.Used)))
+			gate(t, c.capacity != 1, ok, fmt.Sprintf("%d r/s: %.2f %% refused, %.1f %% used", c.capacity, 100*a.Refused, 100*a.Used)))
+	}
+	fmt.Fprintf(w, "\n**One Poller at 10 r/s, no fields** (the rate-limit runs above, %d ids; nginx `limit_req` in real time with "+
+		"requests PENDING for 20 s, as `make check-peers` runs it). Goals (issue 21): every id completes, 0 given up, ≤ 10 %% "+
+		"refused, ≤ 5 %% once settled, ≥ 80 %% of the capacity used, 0 early.\n\n", rlCases[0].ids)
+	row(w, "limiter", "completed", "given up", "refused", "refused, settled", "capacity used", "all done", "goal")
+	row(w, "---", "---:", "---:", "---:", "---:", "---:", "---:", "---")
+	for i, lim := range rlLimiters {
+		a := after.Limited[i]
+		row(w, lim, cell(func(f *paceFigures) string { return strconv.Itoa(f.Limited[i].Completed) }),
+			cell(func(f *paceFigures) string { return strconv.Itoa(f.Limited[i].GaveUp) }),
+			cell(func(f *paceFigures) string { return pct(f.Limited[i].Refused) }),
+			cell(func(f *paceFigures) string { return pct(f.Limited[i].Settled) }),
+			cell(func(f *paceFigures) string { return pct(f.Limited[i].Used) }),
+			cell(func(f *paceFigures) string { return secs(f.Limited[i].Done) }),
+			verdict(t, a.Completed == rlCases[0].ids && a.GaveUp == 0 && a.Early == 0 && a.Refused <= 0.10 && a.Settled <= 0.05 && a.Used >= 0.80,
+				fmt.Sprintf("%s, one Poller, 10 r/s: %.2f %% refused, %.2f %% settled, %.1f %% used", lim, 100*a.Refused, 100*a.Settled, 100*a.Used)))
 	}
 	fmt.Fprintf(w, "\n**Four Pollers on one key, no fields**, each started at a random moment within %v (together: at one virtual instant "+
 		"their paces would lock in phase and the runs repeat a few outcomes) or within 1 s, %d runs each: "+
 		"runs in which every Poller is within ±30 %% of a fair share (of the requests accepted while all four wait). Goal: 9 runs in 10, "+
-		"≥ %d of %d.\n\n", together, paceRuns, 9*paceRuns/10, paceRuns)
+		"≥ %d of %d, at 10 r/s started together; the others are reported.\n\n", together, paceRuns, 9*paceRuns/10, paceRuns)
 	row(w, "capacity", "ids", "starts", "runs within ±30 %", "of the first 10", "shares, min", "shares, max", "refused, max", "goal")
 	row(w, "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:", "---")
 	for i, c := range fairCases {
@@ -286,12 +309,26 @@ func TestBenchPace(t *testing.T) {
 			cell(func(f *paceFigures) string { return strconv.Itoa(f.Fair[i].First10) }),
 			cell(func(f *paceFigures) string { return num(f.Fair[i].Lo) }), cell(func(f *paceFigures) string { return num(f.Fair[i].Hi) }),
 			cell(func(f *paceFigures) string { return pct(f.Fair[i].RefusedMx) }),
-			verdict(t, 10*a.Within >= 9*paceRuns, fmt.Sprintf("four Pollers, %d r/s, %s: %d of %d runs fair", c.capacity, starts, a.Within, paceRuns)))
+			gate(t, c.capacity == 10 && c.stagger == together, 10*a.Within >= 9*paceRuns,
+				fmt.Sprintf("four Pollers, %d r/s, %s: %d of %d runs fair", c.capacity, starts, a.Within, paceRuns)))
 	}
 	fmt.Fprintln(w)
 }
 
 var freeGoal = freeHint*5/4 + freeRTT
+
+// gate is a goal's cell: verdict's when gated, else the goal is reported
+// only, met or not.
+func gate(t *testing.T, gated, met bool, goal string) string {
+	t.Helper()
+	switch {
+	case gated:
+		return verdict(t, met, goal)
+	case met:
+		return "met (reported)"
+	}
+	return "not met (reported)"
+}
 
 // TestCPUProbe prints the CPU per poll of one WaitAll over 10,000 ids (the
 // scale run of TestBenchScale: light responder, Retry-After 5 s, 20 ms per
@@ -310,7 +347,7 @@ func TestCPUProbe(t *testing.T) {
 }
 
 // TestBenchCPUPerPoll compares the CPU per poll at 10,000 ids of the hold
-// (-pace.hold), main before issue 30 (-pace.before) and this commit, each
+// (-pace.hold), the old pace (-pace.before) and this commit, each
 // run in a fresh process, in turn, for -pace.rounds rounds; the median of
 // each. Goal: this commit ≤ 1.10 × the hold.
 func TestBenchCPUPerPoll(t *testing.T) {
@@ -319,7 +356,7 @@ func TestBenchCPUPerPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bins := []struct{ name, path string }{{"the hold (fb24af9)", *holdBin}, {"the pace before issue 30 (30cd781)", *beforeBin}, {"after", self}}
+	bins := []struct{ name, path string }{{"the hold (fb24af9)", *holdBin}, {"the old pace (fa67cb3)", *beforeBin}, {"after", self}}
 	perPoll := make([][]float64, len(bins))
 	for range *paceRounds {
 		for i, b := range bins {
