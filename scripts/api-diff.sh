@@ -132,15 +132,16 @@ broken=()
 echo "== info: Go API changes from $base_arg ($(git rev-parse --short "$base")) to the working tree (apidiff; renamed parameters are not reported)"
 for p in "${packages[@]}"; do
 	dir=${p%%:*} name=${p#*:}
+	data=${name//\//_} # a file for each package: gen/operations beside gen
 	has_old=1 has_new=1 st=0
-	export_data "$tmp/base" "$dir" "$tmp/old/$name" || st=$?
+	export_data "$tmp/base" "$dir" "$tmp/old/$data" || st=$?
 	if [ $st = 3 ]; then
 		echo >&2 "api-diff: cannot read the API of $name at $base_arg: $(cat "$tmp/err")"
 		exit 2
 	fi
 	[ $st = 0 ] || has_old=0
 	st=0
-	export_data "$PWD" "$dir" "$tmp/new/$name" || st=$?
+	export_data "$PWD" "$dir" "$tmp/new/$data" || st=$?
 	if [ $st = 3 ]; then
 		# Typically a hand-written package that uses a gen/ identifier the
 		# regeneration removed: exactly what importers would see.
@@ -158,7 +159,7 @@ for p in "${packages[@]}"; do
 	elif [ $has_new = 0 ]; then
 		report=$'Incompatible changes:\n- package removed'
 	else
-		report=$("$tmp/apidiff" "$tmp/old/$name" "$tmp/new/$name")
+		report=$("$tmp/apidiff" "$tmp/old/$data" "$tmp/new/$data")
 	fi
 	if [ -z "$report" ]; then
 		echo "$name: no change"

@@ -6,8 +6,6 @@ package jsondoc
 import (
 	"maps"
 	"reflect"
-	"strconv"
-	"strings"
 
 	"github.com/go-openapi/jsonpointer"
 )
@@ -35,21 +33,8 @@ func Get(m map[string]any, keys ...string) map[string]any {
 
 // At returns the value at the JSON pointer ptr (RFC 6901) in doc, or nil.
 func At(doc map[string]any, ptr string) any {
-	var v any = doc
-	for _, t := range strings.Split(ptr, "/")[1:] {
-		switch c := v.(type) {
-		case map[string]any:
-			v = c[jsonpointer.Unescape(t)]
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil
-			}
-			v = c[i]
-		default:
-			return nil
-		}
-	}
+	p, _ := jsonpointer.New(ptr)
+	v, _, _ := p.Get(doc)
 	return v
 }
 

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // MaxLen caps a cleaned text, in bytes.
@@ -29,13 +28,8 @@ func Clean(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	out := b.String()
-	if len(out) <= MaxLen {
-		return out
+	if out := b.String(); len(out) > MaxLen {
+		return strings.ToValidUTF8(out[:MaxLen-len("…")], "") + "…" // no rune cut in two
 	}
-	cut := MaxLen - len("…")
-	for !utf8.RuneStart(out[cut]) {
-		cut--
-	}
-	return out[:cut] + "…"
+	return b.String()
 }

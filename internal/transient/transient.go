@@ -91,19 +91,6 @@ func Status(code int) bool { return slices.Contains([]int{408, 425, 429, 500, 50
 // Many Requests or 503 Service Unavailable.
 func Pressure(code int) bool { return code == 429 || code == 503 }
 
-// h2StreamError has the fields of net/http's unexported http2StreamError
-// (and of golang.org/x/net/http2.StreamError): net/http's type converts
-// itself to any struct shaped like this under errors.As (net/http/h2_error.go,
-// golang.org/issue/53896).
-type h2StreamError struct {
-	StreamID uint32
-	Code     uint32
-	Cause    error
-}
-
-// Error makes h2StreamError an errors.As target.
-func (e h2StreamError) Error() string { return "http2 stream error" }
-
 // h2Types are the HTTP/2 connection-loss error types, by package path and
 // name: net/http's bundled copy of golang.org/x/net/http2 (unexported, see
 // $GOROOT/src/net/http/h2_bundle.go), and x/net's own for a transport built
@@ -132,11 +119,9 @@ var connLossMessages = map[string]bool{
 // besides those above, a response cut in its status line or headers, which
 // net/http reports as "net/http: HTTP/1.x transport connection broken:
 // malformed HTTP response ..." (or "... status code", "... version"), or
-// around a *textproto.ProtocolError ("malformed MIME header line").
+// around a textproto.ProtocolError ("malformed MIME header line").
 func isHTTPConnLoss(err error) bool {
-	var se h2StreamError
-	var pe textproto.ProtocolError
-	if errors.As(err, &se) || errors.As(err, &pe) {
+	if errors.As(err, new(textproto.ProtocolError)) {
 		return true
 	}
 	return walk(err, func(e error) bool {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"net/url"
 	"syscall"
@@ -29,7 +30,6 @@ func TestIs(t *testing.T) {
 		{&net.OpError{Op: "read", Err: syscall.ECONNRESET}, true},
 		{&net.DNSError{Err: "timeout", IsTimeout: true}, true},
 		{errors.New("http: unexpected EOF reading trailer"), true},
-		{fmt.Errorf("x: %w", h2StreamError{StreamID: 1, Code: 2}), true},
 		{marked{errors.New("whatever")}, true},
 		{fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", errors.New(`malformed HTTP status code "2"`)), true},
 		{errors.New(`malformed HTTP response "HTTP/1."`), true},
@@ -74,5 +74,26 @@ func TestResponseCutInHeadIsTransient(t *testing.T) {
 		if err == nil || !Is(err) {
 			t.Errorf("response cut after %q: Is(%v) = false, want true", partial, err)
 		}
+	}
+}
+
+// TestHTTP2StreamResetIsTransient: a handler that aborts mid-body resets
+// its stream, which net/http reports as its unexported http2StreamError.
+func TestHTTP2StreamResetIsTransient(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("{"))
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL)
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if err == nil || !Is(err) {
+		t.Errorf("a reset stream: Is(%v) = false, want true", err)
 	}
 }

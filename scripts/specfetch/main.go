@@ -1,10 +1,8 @@
 // Command specfetch reads an OpenAPI document from a URL or a file and writes
-// it in the vendored openapi.json formatting: two-space indentation, keys in
-// the order the source gives them (never re-sorted, so a diff against the
-// upstream file stays readable), numbers as written, non-ASCII text as UTF-8
-// and a trailing newline. That is what Python's json.dumps(doc, indent=2,
-// ensure_ascii=False) writes for FastAPI's schema, so the vendored file
-// round-trips byte for byte.
+// it as the vendored openapi.json is formatted, by Python's json.dumps(doc,
+// indent=2, ensure_ascii=False) for FastAPI's schema: keys in the source's
+// order (a diff against upstream stays readable), numbers as written,
+// non-ASCII text as UTF-8 and a trailing newline.
 //
 //	go run ./scripts/specfetch -o openapi.json https://engine.tensorpool.dev/openapi.json
 //	go run ./scripts/specfetch -o openapi.json ./downloaded.json
@@ -15,17 +13,15 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 func main() {
@@ -55,8 +51,9 @@ func run(src, out string, timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
-	if err := checkOpenAPI3(doc); err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+	var head struct{ OpenAPI string } // not an HTML error page, nor Swagger 2
+	if json.Unmarshal(doc, &head) != nil || !strings.HasPrefix(head.OpenAPI, "3.") {
+		return fmt.Errorf("%s: not an OpenAPI 3 document (openapi: %q)", src, head.OpenAPI)
 	}
 	if out == "" {
 		_, err = os.Stdout.Write(doc)
@@ -69,15 +66,12 @@ func fetch(src string, timeout time.Duration) ([]byte, error) {
 	if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
 		return os.ReadFile(strings.TrimPrefix(src, "file://"))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+	req, err := http.NewRequest(http.MethodGet, src, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "tensorpool-go-specfetch")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -92,125 +86,31 @@ func fetch(src string, timeout time.Duration) ([]byte, error) {
 	return body, nil
 }
 
-// checkOpenAPI3 refuses what is obviously not an OpenAPI 3 document (an HTML
-// error page, a Swagger 2 file), before it replaces the vendored spec.
-func checkOpenAPI3(doc []byte) error {
-	var head struct {
-		OpenAPI string          `json:"openapi"`
-		Paths   json.RawMessage `json:"paths"`
-	}
-	if err := json.Unmarshal(doc, &head); err != nil {
-		return fmt.Errorf("not a JSON object: %w", err)
-	}
-	if !strings.HasPrefix(head.OpenAPI, "3.") {
-		return fmt.Errorf("not an OpenAPI 3 document (openapi: %q)", head.OpenAPI)
-	}
-	return nil
-}
-
-// Normalize re-indents one JSON value with two spaces, keeping object keys in
-// their source order and numbers as written, and appends a newline.
+// Normalize re-indents one JSON value with two spaces (json.Indent keeps
+// key order and numbers as written), writes each string as Python's
+// json.dumps(ensure_ascii=False) does, and appends a newline.
 func Normalize(src []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
 	var w bytes.Buffer
-	if err := writeValue(dec, &w, 0); err != nil {
+	if err := json.Indent(&w, bytes.TrimRight(src, " \t\r\n"), "", "  "); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("trailing data after the JSON document")
-	}
-	w.WriteByte('\n')
-	return w.Bytes(), nil
+	out := jsonString.ReplaceAllFunc(w.Bytes(), func(q []byte) []byte {
+		var s string
+		json.Unmarshal(q, &s) // valid: json.Indent checked it
+		return []byte(`"` + pyEscapes.Replace(s) + `"`)
+	})
+	return append(out, '\n'), nil
 }
 
-func writeValue(dec *json.Decoder, w *bytes.Buffer, depth int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		isObject := t == '{'
-		if !dec.More() { // empty: {} or [], as json.dumps writes them
-			if _, err := dec.Token(); err != nil {
-				return err
-			}
-			w.WriteString(map[bool]string{true: "{}", false: "[]"}[isObject])
-			return nil
-		}
-		w.WriteString(string(t))
-		for first := true; dec.More(); first = false {
-			if !first {
-				w.WriteByte(',')
-			}
-			newline(w, depth+1)
-			if isObject {
-				key, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				writeString(w, key.(string))
-				w.WriteString(": ")
-			}
-			if err := writeValue(dec, w, depth+1); err != nil {
-				return err
-			}
-		}
-		if _, err := dec.Token(); err != nil { // the closing delimiter
-			return err
-		}
-		newline(w, depth)
-		w.WriteString(map[bool]string{true: "}", false: "]"}[isObject])
-	case string:
-		writeString(w, t)
-	case json.Number:
-		w.WriteString(t.String())
-	case bool:
-		w.WriteString(map[bool]string{true: "true", false: "false"}[t])
-	case nil:
-		w.WriteString("null")
-	default:
-		return fmt.Errorf("unexpected JSON token %v", tok)
-	}
-	return nil
-}
+// jsonString matches a string of valid JSON.
+var jsonString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
-func newline(w *bytes.Buffer, depth int) {
-	w.WriteByte('\n')
-	for range depth {
-		w.WriteString("  ")
+// pyEscapes are json.dumps(ensure_ascii=False)'s: the quote, the backslash
+// and the control characters; the rest of the text is written as UTF-8.
+var pyEscapes = func() *strings.Replacer {
+	pairs := []string{`"`, `\"`, `\`, `\\`, "\b", `\b`, "\f", `\f`, "\n", `\n`, "\r", `\r`, "\t", `\t`}
+	for c := range rune(0x20) {
+		pairs = append(pairs, string(c), fmt.Sprintf(`\u%04x`, c)) // after \b to \t: the first pair for a character wins
 	}
-}
-
-// writeString quotes s as Python's json.dumps(ensure_ascii=False) does:
-// only the quote, the backslash and control characters are escaped.
-func writeString(w *bytes.Buffer, s string) {
-	w.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			w.WriteString(`\"`)
-		case '\\':
-			w.WriteString(`\\`)
-		case '\n':
-			w.WriteString(`\n`)
-		case '\r':
-			w.WriteString(`\r`)
-		case '\t':
-			w.WriteString(`\t`)
-		case '\b':
-			w.WriteString(`\b`)
-		case '\f':
-			w.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(w, `\u%04x`, r)
-			} else {
-				var buf [utf8.UTFMax]byte
-				w.Write(buf[:utf8.EncodeRune(buf[:], r)])
-			}
-		}
-	}
-	w.WriteByte('"')
-}
+	return strings.NewReplacer(pairs...)
+}()

@@ -1,18 +1,16 @@
-// Command specprep is the one step between the vendored openapi.json,
-// byte for byte upstream's, and oapi-codegen: it writes a prepared copy of
-// the document, runs the generator on it, and removes it. `go generate
-// ./gen` runs
+// Command specprep is the one step between the vendored openapi.json, byte
+// for byte upstream's, and oapi-codegen: it writes a prepared copy of the
+// document, runs the generator with the copy's path appended, and removes
+// it. `go generate ./gen` runs
 //
 //	go run ../scripts/specprep ../openapi.json -- <generator command>
 //
-// with the copy's path appended to the command. Each rule (rules.go) works
-// around one limitation of oapi-codegen v2.8.2, named with its upstream
-// issue, and is wire-neutral: it writes x-go-* extensions, which the wire
-// never sees, moves an inline schema into components, states a
-// discriminator's mapping that its branches already imply, or names a
-// path parameter as its template does (internal/specgrowth checks each
-// with oasdiff). Every change is printed
-// on standard error, one line each: rule, JSON pointer, what.
+// Each rule (rules.go) works around one limitation of oapi-codegen v2.8.2 and
+// is wire-neutral (internal/specgrowth checks each with oasdiff): it writes
+// x-go-* extensions, moves an inline schema into components, states a
+// discriminator mapping that the branches imply, or names a path parameter
+// as its template does. Each change is a line on standard error: rule, JSON
+// pointer, what.
 package main
 
 import (
@@ -22,7 +20,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
@@ -34,7 +31,7 @@ func main() {
 	if !project {
 		args = args[1:]
 	}
-	if i := slices.Index(args, "--"); i != 1 || len(args) < 3 {
+	if len(args) < 3 || args[1] != "--" {
 		fmt.Fprintln(os.Stderr, "usage: specprep [-generic] <openapi.json> -- <generator command>  (or: ... -- -o <prepared.json>)")
 		os.Exit(2)
 	}
@@ -94,17 +91,11 @@ func prepare(data []byte, project bool) ([]byte, []string, error) {
 		if r.name == projectRule && !project {
 			continue
 		}
-		if err := r.apply(p); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", r.name, err)
-		}
-		for _, c := range p.changes[len(p.report):] {
-			p.report = append(p.report, r.name+" ("+r.issue+")\t"+c)
+		p.rule = r.name + " (" + r.issue + ")"
+		if r.apply(p); p.err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", r.name, p.err)
 		}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(p.doc)
-	return b.Bytes(), p.report, err
+	out, err := json.MarshalIndent(p.doc, "", "  ")
+	return out, p.report, err
 }
