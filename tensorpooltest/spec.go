@@ -224,9 +224,9 @@ func (r *route) opMatch(op string) int {
 	switch {
 	case op == r.key || op != "" && op == id:
 		return exactMatch
-	case strings.EqualFold(op, r.key) || op != "" && id != "" && opname.Same(op, id):
+	case strings.EqualFold(op, r.key) || op != "" && id != "" && opname.Key(op) == opname.Key(id):
 		return nameMatch
-	case op != "" && id != "" && opname.Same(op, opname.FastAPI(id, method, path)):
+	case op != "" && id != "" && opname.Key(op) == opname.Key(opname.FastAPI(id, method, path)):
 		return fastAPIMatch
 	}
 	return noMatch

@@ -22,12 +22,8 @@ func FastAPI(id, method, path string) string {
 	return id
 }
 
-// Same reports whether a and b are one name but for case and separators:
-// "StorageDestroy", "storage_destroy" and "storage-destroy" are one.
-func Same(a, b string) bool { return Key(a) == Key(b) }
-
-// Key is s without case or separators: one key for every spelling Same
-// takes for one name.
+// Key is s without case or separators: "StorageDestroy", "storage_destroy"
+// and "storage-destroy" have one key.
 func Key(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {

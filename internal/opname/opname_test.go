@@ -17,7 +17,7 @@ func TestFastAPI(t *testing.T) {
 	}
 }
 
-func TestSame(t *testing.T) {
+func TestKeyTellsNamesApart(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
 		want bool
@@ -29,8 +29,8 @@ func TestSame(t *testing.T) {
 		{"", "", true},
 		{"Storage2", "storage_2", true},
 	} {
-		if got := Same(tc.a, tc.b); got != tc.want {
-			t.Errorf("Same(%q, %q) = %t", tc.a, tc.b, got)
+		if got := Key(tc.a) == Key(tc.b); got != tc.want {
+			t.Errorf("Key(%q) == Key(%q) is %t", tc.a, tc.b, got)
 		}
 	}
 }
