@@ -241,7 +241,7 @@ func FuzzOperationAt(f *testing.F) {
 	f.Add("/tp/request/info/req_1/")
 	f.Add("//")
 	f.Fuzz(func(t *testing.T, p string) {
-		if got := operationAt(p); got != "" && !slices.ContainsFunc(operations.All[:], func(op operations.Operation) bool { return got == op.Method+" "+op.Path }) {
+		if got := operationAt(p); got != "" && !slices.ContainsFunc(operations.All, func(op operations.Operation) bool { return got == op.Method+" "+op.Path }) {
 			t.Fatalf("%q names %q, no operation", p, got)
 		}
 	})

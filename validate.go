@@ -64,7 +64,7 @@ type document struct {
 }
 
 // constraintsOfSpec is the embedded document, read once, at the first NewClient.
-var constraintsOfSpec = sync.OnceValue(func() *document { return loadDocument(openAPIDocument, operations.All[:]) })
+var constraintsOfSpec = sync.OnceValue(func() *document { return loadDocument(openAPIDocument, operations.All) })
 
 // loadDocument reads the constraints of ops in the OpenAPI document data.
 // What does not decode is not checked.

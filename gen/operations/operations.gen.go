@@ -76,7 +76,7 @@ func pathText(v any) string {
 
 // All lists the operations that gen's client methods send, in the order of
 // their first method.
-var All = [...]Operation{
+var All = []Operation{
 	{Method: "GET", Path: "/request/info/{request_id}", PathParams: []string{"request_id"}, Statuses: map[int]Body{200: JSONBody}, Other2xx: NotDeclared},
 	{Method: "POST", Path: "/storage/attach", Statuses: map[int]Body{202: JSONBody}, Other2xx: NotDeclared},
 	{Method: "DELETE", Path: "/storage/{storage_id}", PathParams: []string{"storage_id"}, Statuses: map[int]Body{202: JSONBody}, Other2xx: NotDeclared},

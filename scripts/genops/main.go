@@ -148,7 +148,7 @@ func generate(src []byte, responses map[string]map[string]*response) ([]byte, er
 		}
 		fmt.Fprintf(&b, "\t%s %q\n", name, path)
 	}
-	fmt.Fprintf(&b, ")\n%s\n// All lists the operations that gen's client methods send, in the order of\n// their first method.\nvar All = [...]Operation{\n%s}\n\n%s", declarations, &table, &methods)
+	fmt.Fprintf(&b, ")\n%s\n// All lists the operations that gen's client methods send, in the order of\n// their first method.\nvar All = []Operation{\n%s}\n\n%s", declarations, &table, &methods)
 	fmt.Fprintf(&b, "// Of returns the operation of one of gen's response types, or nil.\nfunc Of(r any) *Operation {\n\tswitch r.(type) {\n%s\t}\n\treturn nil\n}\n", &cases)
 	return format.Source(b.Bytes())
 }
