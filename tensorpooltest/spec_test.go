@@ -95,8 +95,9 @@ func TestTemplateTwinsLoad(t *testing.T) {
 		paths["/twins/{other}"] = twin("get", "other") // a GET no request reaches
 	})
 	s := seeded(t, tensorpooltest.WithSpec(doc))
-	if problems := s.Engine.SpecProblems(); len(problems) != 0 {
-		t.Errorf("SpecProblems() = %v: twins are no problem", problems)
+	base := tensorpooltest.New().SpecProblems() // the vendored document's own: a synced spec may have some
+	if problems := s.Engine.SpecProblems(); len(problems) != len(base) {
+		t.Errorf("SpecProblems() = %v, want the vendored document's %v: twins are no problem", problems, base)
 	}
 	ops := s.Engine.Operations()
 	for _, want := range []string{"GET /twins/{id}", "PATCH /twins/{attempt_id}", "DELETE /storage/{storage_id}"} {
