@@ -24,6 +24,7 @@ const (
 
 	paceMargin = 0.98             // ours: of a rate the server states
 	paceHold   = 10 * time.Minute // ours: the longest a reset or a Retry-After holds the polls
+	bucketSize = 1                // ours: one token, so polls are paced, never a burst (RFC 9002 section 7.7); bucket.py's holds a second's
 )
 
 // pace admits the polls of one Poller: up to the polls in flight (one, then
@@ -36,7 +37,7 @@ type pace struct {
 	mu       sync.Mutex
 	fill     float64   // the law's rate (fillRate); +Inf until the first throttle (tokenBucketEnabled)
 	rate     float64   // the bucket's: fill, or less if the last answer states less
-	tokens   float64   // in the bucket, at most max(rate, 1), its capacity
+	tokens   float64   // in the bucket, at most bucketSize
 	refilled time.Time // when tokens were last counted
 	sent     float64   // the rate sent, answers counted (measuredTxRate)
 	count    int       // answers since bucket (requestCount)
@@ -109,7 +110,7 @@ func (p *pace) token() time.Duration {
 // refill adds the tokens of the time since the last refill.
 func (p *pace) refill(now time.Time) {
 	if !math.IsInf(p.rate, 1) {
-		p.tokens = min(p.tokens+now.Sub(p.refilled).Seconds()*p.rate, max(p.rate, 1))
+		p.tokens = min(p.tokens+now.Sub(p.refilled).Seconds()*p.rate, bucketSize)
 	}
 	p.refilled = now
 }
@@ -148,7 +149,6 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	if l.Rate > 0 { // the latest answer's fields, if any, bound the rate
 		p.rate = min(p.rate, paceMargin*l.Rate)
 	}
-	p.tokens = min(p.tokens, max(p.rate, 1)) // the bucket's Resize
 	if u := now.Add(min(l.Wait, paceHold)); u.After(p.until) {
 		p.until = u
 	}

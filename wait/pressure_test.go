@@ -268,7 +268,7 @@ func TestPaceHonoursStatedLimits(t *testing.T) {
 		}
 		p.done()
 		p.answered(time.Now(), false, ratelimit.Limit{Rate: 5})
-		time.Sleep(time.Minute) // idle: the bucket fills to its capacity, 4.9 tokens
+		time.Sleep(time.Minute) // idle: the bucket fills to its size, one token: no burst
 		start = time.Now()
 		for range 5 {
 			if _, err := p.take(t.Context()); err != nil {
@@ -276,8 +276,8 @@ func TestPaceHonoursStatedLimits(t *testing.T) {
 			}
 			p.done()
 		}
-		if el, want := time.Since(start), slotOf(paceMargin*5)/10; (el - want).Abs() > time.Microsecond { // 0.1 token short after 4
-			t.Errorf("5 polls after a minute idle at 4.9 a second: the last after %v; want after %v", el, want)
+		if el, want := time.Since(start), 4*slotOf(paceMargin*5); (el - want).Abs() > time.Microsecond {
+			t.Errorf("5 polls after a minute idle at 4.9 a second: the last after %v; want after %v, a slot apart", el, want)
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
