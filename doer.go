@@ -13,8 +13,8 @@ import (
 // doer sends the requests of NewClient's client, above http.Client. For
 // each call of an operation, it checks the JSON body (validate.go), bounds
 // the whole call by the timeout, sends each attempt with the key
-// (transport.go), retries (retry.go), then reads and checks the answer
-// (check.go).
+// (transport.go) and reads its answer in full (check.go), retries
+// (retry.go), then checks the last answer (check.go).
 type doer struct {
 	hc       *http.Client // its CheckRedirect is a redirectPolicy
 	origin   origin       // where the key goes, and how
@@ -47,26 +47,21 @@ func (d *doer) do(op *operations.Operation, req *http.Request) (*http.Response, 
 	}
 	for attempt := 1; ; attempt++ {
 		resp, err := d.origin.send(ctx, d.hc, req, attempt, d.log)
+		var b *body
 		if err == nil {
-			if again, err := d.retry.again(ctx, d.log, req, resp, nil, attempt, maxRetries); again || err != nil {
-				if err != nil {
-					return nil, d.redact.err(err)
-				}
-				continue
-			}
-			var b *body
-			if b, err = read(resp, d.maxBody, d.redact); err == nil {
-				return finish(op, req, resp, b, d.redact, poll)
-			}
+			b, err = read(resp, d.maxBody, d.redact)
 		}
-		again, werr := d.retry.again(ctx, d.log, req, nil, err, attempt, maxRetries)
+		again, werr := d.retry.again(ctx, d.log, req, resp, err, attempt, maxRetries)
 		switch {
 		case werr != nil:
 			return nil, d.redact.err(werr)
-		case !again && attempt > 1:
+		case again:
+			continue
+		case err == nil:
+			return finish(op, req, resp, b, d.redact, poll)
+		case attempt > 1:
 			return nil, d.redact.err(fmt.Errorf("tensorpool: giving up after %d attempts: %w", attempt, err))
-		case !again:
-			return nil, d.redact.err(err)
 		}
+		return nil, d.redact.err(err)
 	}
 }

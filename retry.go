@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -60,7 +59,8 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 }
 
 // again reports whether to send req again after attempt, having waited if
-// so. Its error is ctx's, if ctx ends during the wait.
+// so. resp is the attempt's response, read in full; err its error, of the
+// send or of the read. again's own error is ctx's, if ctx ends during the wait.
 func (p RetryPolicy) again(ctx context.Context, log logger, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (bool, error) {
 	if attempt > maxRetries || ctx.Err() != nil {
 		return false, nil
@@ -74,10 +74,6 @@ func (p RetryPolicy) again(ctx context.Context, log logger, req *http.Request, r
 	}
 	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(delay).Before(deadline) {
 		return false, nil
-	}
-	if resp != nil { // drain a little, so that the connection can be reused
-		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		_ = resp.Body.Close()
 	}
 	log.retry(req, attempt, reason, delay)
 	select {
