@@ -11,13 +11,17 @@
 #                                   commit: say so, pass (a shallow clone: warn,
 #                                   pass); not a git checkout: fail
 #
-# Packages compared: gen, gen/operations, tensorpool (the root), wait, tensorpooltest. The
-# base is extracted with `git archive` into a temporary directory; apidiff -w
-# writes each package's export data in both trees, then compares them.
+# What is compared: the whole module, every package an importer can import
+# (apidiff -m; internal packages are not API): today gen, tensorpool (the
+# root), wait and tensorpooltest. The base is extracted with `git archive`
+# into a temporary directory; apidiff -m -w writes the module's export data
+# in both trees, then compares them.
 #
-# It prints every change, then the incompatible ones not acknowledged in
-# go-api.acknowledged-breaking.txt, and exits 1 if there are any (2 if the
-# comparison itself fails). apidiff exits 0 even on incompatible changes, so
+# It prints every change once, by package: an incompatible change
+# acknowledged in go-api.acknowledged-breaking.txt under a heading of its
+# own, with its reason. Then it lists the incompatible changes not
+# acknowledged, and exits 1 if there are any (2 if the comparison itself
+# fails). apidiff exits 0 even on incompatible changes, so
 # its "Incompatible changes:" / "Compatible changes:" sections are read here.
 # Before the verdict, an "info:" line counts the changes and names the version
 # bump they imply on their own (major/minor/patch; while the module is v0, a
@@ -48,8 +52,6 @@ export GOWORK=off
 base_arg=${1:-}
 ack=go-api.acknowledged-breaking.txt
 watched=(openapi.json oapi-codegen.yaml scripts/specprep gen)
-# <directory>:<name in reports and acknowledgements>
-packages=(gen:gen gen/operations:gen/operations .:tensorpool wait:wait tensorpooltest:tensorpooltest)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -108,98 +110,107 @@ done <"$ack"
 # go -C, not -modfile: under GOTOOLCHAIN=<floor>+auto the go command switches
 # to tools/apidiff's toolchain line for this build alone (-modfile never switches).
 $GO -C tools/apidiff build -o "$tmp/apidiff" golang.org/x/exp/cmd/apidiff
-mkdir "$tmp/base" "$tmp/old" "$tmp/new"
+mkdir "$tmp/base"
 git archive "$base" | tar -x -C "$tmp/base"
 module=$($GO list -m)
 
-# export_data <tree> <dir> <out>: export data of the package in <dir>;
-# status 1 if <tree> has no such package, 3 if it does not build there.
-export_data() {
-	local tree=$1 dir=$2 out=$3
-	if ! compgen -G "$tree/$dir/*.go" >/dev/null; then
-		return 1
-	fi
-	local ip=$module
-	[ "$dir" = . ] || ip=$module/$dir
-	if ! (cd "$tree" && "$tmp/apidiff" -w "$out" "$ip") >"$tmp/err" 2>&1; then
-		return 3
-	fi
-}
-
+# The whole module's API in each tree (apidiff -m: every importable
+# package, a new one included; internal ones are not API).
+if ! (cd "$tmp/base" && "$tmp/apidiff" -m -w "$tmp/old" "$module") >"$tmp/err" 2>&1; then
+	echo >&2 "api-diff: cannot read the API of the module at $base_arg: $(grep -v '^Ignoring internal' "$tmp/err")"
+	exit 2
+fi
 list=$tmp/list
 : >"$list"
 broken=()
-echo "== info: Go API changes from $base_arg ($(git rev-parse --short "$base")) to the working tree (apidiff; renamed parameters are not reported)"
-for p in "${packages[@]}"; do
-	dir=${p%%:*} name=${p#*:}
-	data=${name//\//_} # a file for each package: gen/operations beside gen
-	has_old=1 has_new=1 st=0
-	export_data "$tmp/base" "$dir" "$tmp/old/$data" || st=$?
-	if [ $st = 3 ]; then
-		echo >&2 "api-diff: cannot read the API of $name at $base_arg: $(cat "$tmp/err")"
-		exit 2
-	fi
-	[ $st = 0 ] || has_old=0
-	st=0
-	export_data "$PWD" "$dir" "$tmp/new/$data" || st=$?
-	if [ $st = 3 ]; then
-		# Typically a hand-written package that uses a gen/ identifier the
-		# regeneration removed: exactly what importers would see.
-		echo "$name: DOES NOT BUILD in the working tree:"
-		sed "s|$PWD/||; s/^/  /" "$tmp/err" | awk '!seen[$0]++' | head -n 20
-		broken+=("$name")
-		printf '%s\tbroken\t%s\t-\n' "$name" "does not build in the working tree" >>"$list"
-		continue
-	fi
-	[ $st = 0 ] || has_new=0
-	if [ $has_old = 0 ] && [ $has_new = 0 ]; then
-		continue
-	elif [ $has_old = 0 ]; then
-		report=$'Compatible changes:\n- package added'
-	elif [ $has_new = 0 ]; then
-		report=$'Incompatible changes:\n- package removed'
-	else
-		report=$("$tmp/apidiff" "$tmp/old/$data" "$tmp/new/$data")
-	fi
-	if [ -z "$report" ]; then
-		echo "$name: no change"
-		continue
-	fi
-	# Each change once, in its kind (see "Policy" at the top).
-	kind='' changes=()
-	declare -A kinds=()
-	while IFS= read -r l; do
-		case $l in
-		"Incompatible changes:") kind=incompatible ;;
-		"Compatible changes:") kind=compatible ;;
-		"- "*)
-			change=${l#- }
-			if [ -z "${kinds[$change]:-}" ]; then
-				changes+=("$change")
-				kinds[$change]=$kind
-			fi
-			if [ "$name" = gen ] && [[ $change =~ ^(ClientInterface|ClientWithResponsesInterface)\.[A-Za-z0-9_]+:\ added$ ]]; then
-				kinds[$change]=expected
-			fi
-			;;
-		esac
-	done <<<"$report"
+echo "== info: Go API changes from $base_arg ($(git rev-parse --short "$base")) to the working tree (apidiff -m; renamed parameters are not reported)"
+if "$tmp/apidiff" -m -w "$tmp/new" "$module" >"$tmp/err" 2>&1; then
+	"$tmp/apidiff" -m "$tmp/old" "$tmp/new" 2>/dev/null >"$tmp/report"
+else
+	# apidiff -m needs every package to build. Where one does not (typically
+	# a hand-written package that uses a gen/ identifier the regeneration
+	# removed, as importers would see), each importable package is compared
+	# on its own, and those that do not build are named.
+	: >"$tmp/report"
+	importable() { (cd "$1" && $GO list -e -f '{{if ne .Name "main"}}{{.ImportPath}}{{end}}' ./... 2>/dev/null | grep -v '/internal\(/\|$\)'); }
+	for ip in $({ importable "$tmp/base"; importable "$PWD"; } | sort -u); do
+		old=$tmp/old.pkg new=$tmp/new.pkg
+		rm -f "$old" "$new"
+		(cd "$tmp/base" && "$tmp/apidiff" -w "$old" "$ip") >/dev/null 2>&1 || true
+		if ! "$tmp/apidiff" -w "$new" "$ip" >"$tmp/err" 2>&1 && importable "$PWD" | grep -qx "$ip"; then
+			name=${ip#"$module"} name=${name#/}
+			echo "${name:-tensorpool}: DOES NOT BUILD in the working tree:"
+			sed "s|$PWD/||; s/^/  /" "$tmp/err" | awk '!seen[$0]++' | head -n 20
+			broken+=("${name:-tensorpool}")
+			printf '%s\t%s\t%s\t%s\n' "${name:-tensorpool}" broken "does not build in the working tree" - >>"$list"
+			continue
+		fi
+		dir=${ip#"$module"} dir=${dir#/}
+		if [ ! -f "$old" ]; then
+			echo "Compatible changes:" >>"$tmp/report"
+			echo "- package $ip: added" >>"$tmp/report"
+		elif [ ! -f "$new" ]; then
+			echo "Incompatible changes:" >>"$tmp/report"
+			echo "- package $ip: removed" >>"$tmp/report"
+		else # as apidiff -m prints a package's change
+			"$tmp/apidiff" "$old" "$new" | sed "s|^- |- ${dir:+./$dir.}|" >>"$tmp/report"
+		fi
+	done
+fi
+# Each change once, in its package and kind (see "Policy" at the top).
+# apidiff prints a package's change as "./<dir>.<change>", the root's
+# as "<change>", and a package that comes or goes as "package <path>: added".
+awk -v module="$module" '
+	/^Incompatible changes:/ { kind = "incompatible"; next }
+	/^Compatible changes:/ { kind = "compatible"; next }
+	!/^- / { next }
+	{
+		c = substr($0, 3); name = "tensorpool"
+		if (c ~ /^package /) {
+			sub(/^package /, "", c); path = c; sub(/: .*/, "", path); c = "package " substr(c, length(path) + 3)
+			name = (path == module) ? "tensorpool" : substr(path, length(module) + 2)
+		} else if (c ~ /^\.\//) {
+			c = substr(c, 3); i = index(c, "."); name = substr(c, 1, i - 1); c = substr(c, i + 1)
+		}
+		k = kind
+		if (name == "gen" && c ~ /^(ClientInterface|ClientWithResponsesInterface)\.[A-Za-z0-9_]+: added$/) k = "expected"
+		if (!seen[name SUBSEP c]++) print name "\t" k "\t" c
+	}' "$tmp/report" >"$tmp/changes"
+while IFS=$'\t' read -r name kind change; do
+	reason=-
+	[ "$kind" != incompatible ] || reason=${reasons[$name $change]:--}
+	printf '%s\t%s\t%s\t%s\n' "$name" "$kind" "$change" "$reason" >>"$list"
+done <"$tmp/changes"
+for name in $(awk -F'\t' '$2 != "broken" && !seen[$1]++ { print $1 }' "$list"); do
 	echo "$name:"
-	for k in incompatible expected compatible; do
-		header=$(printf '%s' "$k" | sed 's/incompatible/Incompatible changes:/; s/^expected$/Expected with new operations: they break a type of yours that implements the interface, such as a mock:/; s/^compatible$/Compatible changes:/')
+	for k in incompatible acknowledged expected compatible; do
+		case $k in
+		incompatible) header="Incompatible changes:" ;;
+		acknowledged) header="Incompatible changes, acknowledged in $ack:" ;;
+		expected) header="Expected with new operations: they break a type of yours that implements the interface, such as a mock:" ;;
+		compatible) header="Compatible changes:" ;;
+		esac
 		printed=
-		for change in "${changes[@]}"; do
-			[ "${kinds[$change]}" = "$k" ] || continue
+		while IFS=$'\t' read -r n kind change reason; do
+			[ "$n" = "$name" ] || continue
+			case $k in
+			incompatible) [ "$kind" = incompatible ] && [ "$reason" = - ] || continue ;;
+			acknowledged) [ "$kind" = incompatible ] && [ "$reason" != - ] || continue ;;
+			*) [ "$kind" = "$k" ] || continue ;;
+			esac
 			[ -n "$printed" ] || echo "  $header"
 			printed=1
-			echo "  - $change"
-			reason=-
-			[ "$k" != incompatible ] || reason=${reasons[$name $change]:--}
-			printf '%s\t%s\t%s\t%s\n' "$name" "$k" "$change" "$reason" >>"$list"
-		done
+			if [ $k = acknowledged ]; then
+				echo "  - $change (reason: $reason)"
+			else
+				echo "  - $change"
+			fi
+		done <"$list"
 	done
-	unset kinds
 done
+if [ ! -s "$list" ]; then
+	echo "no change"
+fi
 if [ -n "${API_DIFF_LIST:-}" ]; then
 	cp "$list" "$API_DIFF_LIST"
 fi
@@ -218,7 +229,6 @@ while IFS=$'\t' read -r name kind change reason; do
 	if [ "$reason" = - ]; then
 		unacked+=("$name $change")
 	else
-		echo "acknowledged: $name $change (reason: $reason)"
 		acked=$((acked + 1))
 	fi
 done <"$list"
@@ -233,6 +243,9 @@ fi
 note=
 if [ "$bump" = major ] && ! git tag --list 'v[1-9]*' | grep -q .; then
 	note=" (the module is v0: an incompatible change is released as a MINOR bump, v0.x.y -> v0.(x+1).0)"
+fi
+if [ "$incompatible" -gt 0 ] && [ "$acked" = "$incompatible" ]; then
+	note+="; each incompatible change is acknowledged: nothing to fix"
 fi
 summary="info: api-diff: $incompatible incompatible ($acked acknowledged), $compatible compatible change(s) ($expected of them expected with new operations) since $base_arg: on its own, the Go API change implies a $bump version bump$note"
 
