@@ -46,8 +46,9 @@ type Engine struct {
 }
 
 // New returns an engine with no storage volumes, clusters or requests. It
-// panics if the OpenAPI document (see WithSpec) does not load or an
-// operation it models is invalid: the vendored one always loads.
+// panics on an option's value out of range, naming the option, and if the
+// OpenAPI document (see WithSpec) does not load or an operation it models
+// is invalid: the vendored one always loads.
 func New(opts ...Option) *Engine {
 	e := &Engine{
 		config:   config{apiKey: DefaultAPIKey, lifecycle: DefaultLifecycle(), retryAfter: 2 * time.Second},
@@ -58,7 +59,12 @@ func New(opts ...Option) *Engine {
 		calls:    map[string]int{},
 	}
 	for _, o := range opts {
-		o(&e.config)
+		if o != nil {
+			o(&e.config)
+		}
+	}
+	if e.err != nil {
+		panic(e.err)
 	}
 	e.lifecycle = e.lifecycle.own()
 	var err error
@@ -74,7 +80,9 @@ func (e *Engine) APIKey() string { return e.apiKey }
 // SetRetryAfter changes the Retry-After header of later GET /request/info
 // answers (see WithRetryAfter). It panics on a negative d or an unknown form.
 func (e *Engine) SetRetryAfter(d time.Duration, form RetryAfterForm) {
-	checkRetryAfter("SetRetryAfter", d, form)
+	if why := checkRetryAfter(d, form); why != "" {
+		panic("tensorpooltest: SetRetryAfter: " + why)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.retryAfter, e.raForm = d, form

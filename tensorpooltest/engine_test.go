@@ -90,12 +90,12 @@ func TestWithAPIKeyRefusesKeysNoClientCanSend(t *testing.T) {
 	for _, key := range []string{"", " secret", "secret ", "sec\tret", "sec\nret", "secret\x00"} {
 		t.Run(strconv.Quote(key), func(t *testing.T) {
 			defer func() {
-				r, _ := recover().(string)
+				r := fmt.Sprint(recover())
 				if !strings.Contains(r, "WithAPIKey: the key is empty") || (key != "" && strings.Contains(r, strings.TrimSpace(key))) {
 					t.Fatalf("panic %q", r)
 				}
 			}()
-			tensorpooltest.WithAPIKey(key)
+			tensorpooltest.New(tensorpooltest.WithAPIKey(key))
 		})
 	}
 	tensorpooltest.WithAPIKey("with inner space") // sendable: the engine cuts at the first blank only

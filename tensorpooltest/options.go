@@ -1,13 +1,15 @@
 package tensorpooltest
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
 	"unicode"
 )
 
-// An Option configures an Engine.
+// An Option configures an Engine. A value out of an option's range makes
+// New panic, naming the option: such a value is a bug in the test.
 type Option func(*config)
 
 // config is what the options set; the Engine embeds it.
@@ -18,18 +20,27 @@ type config struct {
 	retryAfter  time.Duration // changed by SetRetryAfter, under the engine's mutex
 	raForm      RetryAfterForm
 	onViolation func(Violation)
+	err         error // the first value out of range
+}
+
+// fail records why an option's value is out of range, for New.
+func (c *config) fail(format string, args ...any) {
+	c.err = cmp.Or(c.err, fmt.Errorf("tensorpooltest: "+format, args...))
 }
 
 // WithAPIKey sets the API key the engine accepts as "Authorization: Bearer
-// <key>". The default is DefaultAPIKey. It panics on a key no client could
-// send: empty (a bare "Bearer" would then pass), with surrounding blanks
-// (net/http trims them) or with control characters. The panic message
-// never contains the key.
+// <key>". The default is DefaultAPIKey. New panics on a key no client
+// could send: empty (a bare "Bearer" would then pass), with surrounding
+// blanks (net/http trims them) or with control characters. The panic
+// message never contains the key.
 func WithAPIKey(key string) Option {
-	if key == "" || strings.TrimSpace(key) != key || strings.ContainsFunc(key, unicode.IsControl) {
-		panic("tensorpooltest: WithAPIKey: the key is empty, has surrounding blanks or control characters")
+	return func(c *config) {
+		if key == "" || strings.TrimSpace(key) != key || strings.ContainsFunc(key, unicode.IsControl) {
+			c.fail("WithAPIKey: the key is empty, has surrounding blanks or control characters")
+			return
+		}
+		c.apiKey = key
 	}
-	return func(c *config) { c.apiKey = key }
 }
 
 // WithLifecycle sets the lifecycle of asynchronous requests that have none
@@ -45,19 +56,26 @@ func WithLifecycle(l Lifecycle) Option { return func(c *config) { c.lifecycle = 
 // Guess: the seeds give no value; 2 seconds is the official CLI's fallback
 // when the header is absent.
 //
-// It panics on a negative d or an unknown form.
+// New panics on a negative d or an unknown form.
 func WithRetryAfter(d time.Duration, form RetryAfterForm) Option {
-	checkRetryAfter("WithRetryAfter", d, form)
-	return func(c *config) { c.retryAfter, c.raForm = d, form }
+	return func(c *config) {
+		if why := checkRetryAfter(d, form); why != "" {
+			c.fail("WithRetryAfter: %s", why)
+			return
+		}
+		c.retryAfter, c.raForm = d, form
+	}
 }
 
-func checkRetryAfter(fn string, d time.Duration, form RetryAfterForm) {
-	if d < 0 {
-		panic(fmt.Sprintf("tensorpooltest: %s: negative delay %v", fn, d))
+// checkRetryAfter returns why d and form cannot be a Retry-After, or "".
+func checkRetryAfter(d time.Duration, form RetryAfterForm) string {
+	switch {
+	case d < 0:
+		return fmt.Sprintf("negative delay %v", d)
+	case form < RetryAfterSeconds || form > RetryAfterOmitted:
+		return fmt.Sprintf("unknown RetryAfterForm %d", form)
 	}
-	if form < RetryAfterSeconds || form > RetryAfterOmitted {
-		panic(fmt.Sprintf("tensorpooltest: %s: unknown RetryAfterForm %d", fn, form))
-	}
+	return ""
 }
 
 // WithViolationHandler sets a function that receives every response that

@@ -204,10 +204,12 @@ func TestRetryAfterMisusePanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		"WithRetryAfter negative": {func() { tensorpooltest.WithRetryAfter(-3*time.Second, tensorpooltest.RetryAfterSeconds) }, "WithRetryAfter: negative delay -3s"},
-		"SetRetryAfter negative":  {func() { tensorpooltest.New().SetRetryAfter(-time.Nanosecond, tensorpooltest.RetryAfterHTTPDate) }, "SetRetryAfter: negative delay -1ns"},
-		"WithRetryAfter form":     {func() { tensorpooltest.WithRetryAfter(time.Second, 7) }, "unknown RetryAfterForm 7"},
-		"SetRetryAfter form":      {func() { tensorpooltest.New().SetRetryAfter(time.Second, -1) }, "unknown RetryAfterForm -1"},
+		"WithRetryAfter negative": {func() {
+			tensorpooltest.New(tensorpooltest.WithRetryAfter(-3*time.Second, tensorpooltest.RetryAfterSeconds))
+		}, "WithRetryAfter: negative delay -3s"},
+		"SetRetryAfter negative": {func() { tensorpooltest.New().SetRetryAfter(-time.Nanosecond, tensorpooltest.RetryAfterHTTPDate) }, "SetRetryAfter: negative delay -1ns"},
+		"WithRetryAfter form":    {func() { tensorpooltest.New(tensorpooltest.WithRetryAfter(time.Second, 7)) }, "unknown RetryAfterForm 7"},
+		"SetRetryAfter form":     {func() { tensorpooltest.New().SetRetryAfter(time.Second, -1) }, "unknown RetryAfterForm -1"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer wantPanic(t, tc.want)

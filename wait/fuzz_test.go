@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -36,8 +37,16 @@ func FuzzResponse(f *testing.F) {
 		if code < 100 || code > 999 {
 			t.Skip()
 		}
+		lo, hi := time.Duration(minNs), time.Duration(maxNs)
+		if lo < 0 || hi < 0 || hi != 0 && hi < cmp.Or(lo, DefaultMinInterval) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("WithInterval(%v, %v): New did not panic", lo, hi)
+				}
+			}()
+		}
 		fk := newFake().on("r", reply{code: code, ctype: ctype, body: body, retryAfter: ra, date: orNone(date)})
-		p := fk.poller(t, 0.999, WithInterval(time.Duration(minNs), time.Duration(maxNs)))
+		p := fk.poller(t, 0.999, WithInterval(lo, hi))
 		s, err := p.Step(context.Background(), "r", nil)
 		if s == nil {
 			t.Fatal("nil Step")

@@ -1,6 +1,10 @@
 package wait
 
-import "time"
+import (
+	"cmp"
+	"fmt"
+	"time"
+)
 
 // Defaults; the package documentation explains each.
 const (
@@ -16,7 +20,8 @@ const (
 	maxErrorBody = 16 << 10         // caps what is read of an error answer's body
 )
 
-// An Option configures a Poller.
+// An Option configures a Poller. A value out of an option's range makes
+// New panic, naming the option: such a value is a bug in the calling code.
 type Option func(*config)
 
 type config struct {
@@ -24,24 +29,34 @@ type config struct {
 	maxFailures, concurrency                int
 	unknownRunning, failFast                bool
 	progress                                func(Update)
+	err                                     error // the first value out of range
 }
 
-// set stores v in *dst unless v is below lo: options ignore values out of range.
-func set[T int | time.Duration](dst *T, v, lo T) {
-	if v >= lo {
-		*dst = v
+// set stores v in *dst, or records that v is below lo, the least that
+// the option takes there (what names the option and its argument).
+func set[T int | time.Duration](c *config, what string, dst *T, v, lo T) {
+	if v < lo {
+		c.err = cmp.Or(c.err, fmt.Errorf("wait: %s is %v, below the least it takes, %v", what, v, lo))
+		return
 	}
+	*dst = v
 }
 
 // WithInterval bounds the time between two polls of one request (default
 // 1 s to 10 min). A Retry-After below lo (0 and past dates too) is raised to
 // lo; one above hi is clamped to hi, the one case of a poll earlier than the
-// server asked, which Update.Reason says. A bound <= 0 keeps its default; hi
-// below lo is raised to lo.
+// server asked, which Update.Reason says. A bound of 0 keeps its default,
+// and a default hi below lo is raised to lo. lo or hi below 0, or hi below
+// lo, makes New panic.
 func WithInterval(lo, hi time.Duration) Option {
 	return func(c *config) {
-		set(&c.minInterval, lo, 1)
-		set(&c.maxInterval, hi, 1)
+		call := fmt.Sprintf("WithInterval(%v, %v)", lo, hi)
+		if lo != 0 {
+			set(c, call+": lo", &c.minInterval, lo, 1)
+		}
+		if hi != 0 {
+			set(c, call+": hi", &c.maxInterval, hi, c.minInterval)
+		}
 	}
 }
 
@@ -52,14 +67,16 @@ func WithProgress(f func(Update)) Option { return func(c *config) { c.progress =
 
 // WithMaxFailures sets how many transient failures in a row end a wait with
 // ErrTooManyFailures (default 5); a successful poll resets the count, and a
-// 429 or a 503 is never counted. n < 1 is ignored.
-func WithMaxFailures(n int) Option { return func(c *config) { set(&c.maxFailures, n, 1) } }
+// 429 or a 503 is never counted. n < 1 makes New panic.
+func WithMaxFailures(n int) Option {
+	return func(c *config) { set(c, "WithMaxFailures(n)", &c.maxFailures, n, 1) }
+}
 
 // WithNotFoundGrace sets how long after the first poll a 404 still means
 // "not visible yet" (default 10 s); after it, or once the request was seen,
-// 404 fails the wait. 0 disables the grace; d < 0 is ignored.
+// 404 fails the wait. 0 disables the grace; d < 0 makes New panic.
 func WithNotFoundGrace(d time.Duration) Option {
-	return func(c *config) { set(&c.notFoundGrace, d, 0) }
+	return func(c *config) { set(c, "WithNotFoundGrace(d)", &c.notFoundGrace, d, 0) }
 }
 
 // WithUnknownStatusAsRunning treats a status outside the spec's enum as
@@ -74,5 +91,7 @@ func WithFailFast() Option { return func(c *config) { c.failFast = true } }
 
 // WithConcurrency bounds the polls one Poller has in flight, across all its
 // Wait, WaitAll and Step calls (default 8): at most n polls per round trip.
-// n < 1 is ignored.
-func WithConcurrency(n int) Option { return func(c *config) { set(&c.concurrency, n, 1) } }
+// n < 1 makes New panic.
+func WithConcurrency(n int) Option {
+	return func(c *config) { set(c, "WithConcurrency(n)", &c.concurrency, n, 1) }
+}

@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"math"
 	"net/http"
 	"testing"
@@ -30,9 +31,13 @@ func FuzzRetryAfter(f *testing.F) {
 		if !ok && d != 0 {
 			t.Fatalf("unusable value %q gave %v", value, d)
 		}
-		p := New(nil, WithInterval(time.Duration(minNs), time.Duration(maxNs)))
+		lo, hi := time.Duration(max(minNs, 0)), time.Duration(max(maxNs, 0)) // bounds New takes (see FuzzResponse for the others)
+		if hi != 0 && hi < cmp.Or(lo, DefaultMinInterval) {
+			hi = 0
+		}
+		p := New(nil, WithInterval(lo, hi))
 		p.rand = func() float64 { return 0.999999 }
-		lo, hi := p.cfg.minInterval, p.cfg.maxInterval
+		lo, hi = p.cfg.minInterval, p.cfg.maxInterval
 		s := &Step{}
 		p.schedule(s, answer{hint: d, hasHint: ok})
 		if s.Next < lo || s.Next > hi || s.Next < s.floor {

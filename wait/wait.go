@@ -37,12 +37,18 @@ type Poller struct {
 	pace   *pace                               // admits every poll
 }
 
-// New returns a Poller that polls through c, with its options fixed.
+// New returns a Poller that polls through c, with its options fixed. It
+// panics on an option's value out of range, naming the option.
 func New(c Client, opts ...Option) *Poller {
 	cfg := config{minInterval: DefaultMinInterval, maxInterval: DefaultMaxInterval, maxFailures: DefaultMaxFailures,
 		notFoundGrace: DefaultNotFoundGrace, concurrency: DefaultConcurrency}
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.err != nil {
+		panic(cfg.err)
 	}
 	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
 	return &Poller{c: c, cfg: cfg, rand: rand.Float64, pace: newPace(cfg.concurrency)}

@@ -1013,3 +1013,30 @@ func TestFinalUpdateWhenContextEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestBadOptionValue: a value out of an option's range makes New panic,
+// naming the option; none is ignored (CONTRIBUTING, "Options"). 0 is in
+// range where an option's doc gives it a meaning.
+func TestBadOptionValue(t *testing.T) {
+	for want, o := range map[string]Option{
+		"WithInterval(-1s, 0s): lo":    WithInterval(-time.Second, 0),
+		"WithInterval(0s, 500ms): hi":  WithInterval(0, 500*time.Millisecond), // below the default lo
+		"WithInterval(5s, 2s): hi":     WithInterval(5*time.Second, 2*time.Second),
+		"WithMaxFailures(n) is 0":      WithMaxFailures(0),
+		"WithNotFoundGrace(d) is -1ns": WithNotFoundGrace(-1),
+		"WithConcurrency(n) is -2":     WithConcurrency(-2),
+	} {
+		func() {
+			defer func() {
+				err, _ := recover().(error)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("New with %s: panic %v", want, err)
+				}
+			}()
+			New(nil, o)
+		}()
+	}
+	for _, o := range []Option{WithInterval(0, 0), WithInterval(time.Hour, 0), WithNotFoundGrace(0), nil} {
+		New(nil, o) // in range: no panic
+	}
+}
