@@ -10,8 +10,8 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/tensorpool/tensorpool-go/gen/operations"
 	"github.com/tensorpool/tensorpool-go/internal/mediatype"
+	"github.com/tensorpool/tensorpool-go/internal/operations"
 )
 
 // read reads and closes resp's body, at most maxBody bytes. A 2xx body past
@@ -31,7 +31,11 @@ func read(resp *http.Response, maxBody int64, redact redactor) (*body, error) {
 	b := &body{lr: io.LimitedReader{R: resp.Body, N: maxBody + 1}, redact: redact.text} // one allocation for both
 	var err error
 	if n := min(size, maxBody); n >= 0 { // as announced (up to the cap), and one byte more to see a longer body
-		b.data = make([]byte, n+1)
+		b.data = b.small[:]
+		if n+1 > int64(len(b.small)) {
+			b.data = make([]byte, n+1)
+		}
+		b.data = b.data[:n+1]
 		var k int
 		if k, err = io.ReadFull(&b.lr, b.data); int64(k) == n && (err == io.ErrUnexpectedEOF || err == io.EOF) {
 			b.data, err = b.data[:k], nil
@@ -74,6 +78,9 @@ func finish(op *operations.Operation, req *http.Request, resp *http.Response, b 
 	}
 	b.Reset(b.data)
 	resp.Header = mediatype.Normalize(resp.Header)
+	if noContent(req.Method, resp.StatusCode) { // the generated parser would decode its Content-Type's empty JSON
+		resp.Header.Del("Content-Type")
+	}
 	resp.Body, resp.ContentLength, resp.Request = b, int64(len(b.data)), req
 	if p := redact.text(req.URL.Path); p != req.URL.Path {
 		r, u := *req, *req.URL
@@ -104,19 +111,28 @@ func checkResponse(op *operations.Operation, resp *http.Response, data []byte, b
 	if code < 200 || code > 299 {
 		return newAPIError(resp, data, redact, truncated)
 	}
-	success, isJSON := operations.SomeJSON, mediatype.IsJSON(resp.Header.Get("Content-Type"))
+	success, isJSON := operations.SuccessMayBeJSON, mediatype.IsJSON(resp.Header.Get("Content-Type"))
 	if op != nil { // else an unknown operation: a body labelled JSON must be JSON
 		success = op.Success(code)
 	}
+	if resp.Request != nil && noContent(resp.Request.Method, code) {
+		success = min(success, operations.SuccessNoJSON) // no body, whatever the spec says of it
+	}
 	switch {
-	case success == operations.NotDeclared:
+	case success == operations.NotASuccess:
 		return newDecodeError(resp, data, redact, fmt.Errorf("status %d is not a success the API spec declares for this operation", code))
-	case success == operations.JSONBody && !isJSON:
+	case success == operations.SuccessJSON && !isJSON:
 		return newDecodeError(resp, data, redact, errors.New("the body is not the JSON the API spec declares"))
-	case success >= operations.SomeJSON && isJSON && !json.Valid(data):
+	case success >= operations.SuccessMayBeJSON && isJSON && !json.Valid(data):
 		return newDecodeError(resp, data, redact, json.Unmarshal(data, new(json.RawMessage)))
 	}
 	return nil
+}
+
+// noContent reports whether HTTP gives a response no body: one to a HEAD
+// (RFC 9110 section 9.3.2), a 204 or a 205 (sections 15.3.5 and 15.3.6).
+func noContent(method string, code int) bool {
+	return method == http.MethodHead || code == http.StatusNoContent || code == http.StatusResetContent
 }
 
 // Response is what every generated ...Response type satisfies.
@@ -171,6 +187,7 @@ type body struct {
 	lr        io.LimitedReader    // reads the response's body, in read
 	truncated bool                // cut at the cap, or the connection dropped
 	redact    func(string) string // the rule for diagnostics
+	small     [512]byte           // holds a short body, the API's usual, in the same allocation
 }
 
 func (*body) Close() error { return nil }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/gen/operations"
+	"github.com/tensorpool/tensorpool-go/internal/operations"
 	"github.com/tensorpool/tensorpool-go/internal/pathparam"
 )
 
@@ -29,10 +29,6 @@ const (
 	// DefaultMaxResponseBytes caps a response body (WithMaxResponseBytes).
 	DefaultMaxResponseBytes int64 = 8 << 20
 )
-
-// ErrNoAPIKey is returned by NewClient when neither WithAPIKey nor the
-// TENSORPOOL_KEY environment variable gives an API key.
-var ErrNoAPIKey = errors.New("tensorpool: no API key: set " + EnvAPIKey + " or use WithAPIKey")
 
 // NewClient returns the generated TensorPool client, configured by opts as
 // the package documentation describes. Its User-Agent is
@@ -75,41 +71,27 @@ func NewClient(opts ...Option) (*gen.ClientWithResponses, error) {
 	o := origin{scheme: u.Scheme, host: u.Host, auth: bearer(cfg.key), agent: []string{userAgent(cfg.userAgent)}}
 	hc.CheckRedirect = o.redirectPolicy(hc.CheckRedirect)
 	d := &doer{hc: &hc, origin: o, redact: redact, timeout: cfg.timeout, retry: cfg.retry, maxBody: cfg.maxBody,
-		log: logger{cfg.logger, redact.text}, validate: !cfg.noValidation, doc: constraintsOfSpec()}
-	base, err := gen.NewClient(cfg.baseURL, cfg.editors...)
+		log: logger{cfg.logger, redact.text}, validate: !cfg.noValidation}
+	base, err := gen.NewClient(cfg.baseURL, append(cfg.editors, gen.WithHTTPClient(d))...)
 	if err != nil {
 		return nil, redact.err(err)
 	}
-	c := &operations.Client{Clients: make([]gen.Client, len(operations.All)), CheckPath: d.checkPath}
-	for i := range operations.All {
-		c.Clients[i] = *base
-		c.Clients[i].Client = operationDoer{d, &operations.All[i]}
-	}
-	return &gen.ClientWithResponses{ClientInterface: c}, nil
+	return &gen.ClientWithResponses{ClientInterface: operations.NewClient(*base, d.checkPath)}, nil
 }
 
-// checkPath is operations.Client's CheckPath: an ErrInvalidRequest error
-// for a value the id rule refuses, or (unless validation is off) that
-// breaks its schema.
-func (d *doer) checkPath(op *operations.Operation, i int, value string) error {
-	why := pathparam.Invalid(value)
-	if s := d.doc.ops[op].params[op.PathParams[i]]; why == "" && s != nil && d.validate {
-		_, why = d.doc.broken(value, s, "")
+// checkPath is operations.Client's check: an ErrInvalidRequest error for a
+// path argument that the id rule refuses, or (unless validation is off)
+// that breaks its schema. text is the argument as gen sends it, unescaped.
+func (d *doer) checkPath(op *operations.Operation, i int, text string) error {
+	why := pathparam.Invalid(text)
+	if s := op.Params[i].Schema; why == "" && s != 0 && d.validate {
+		why = operations.Table().CheckText(s, text)
 	}
 	if why != "" {
-		return d.redact.err(&invalidRequest{op.Method, op.Path, op.PathParams[i], why})
+		return d.redact.err(&invalidRequest{op.Method, op.Path, op.Params[i].Name, why})
 	}
 	return nil
 }
-
-// operationDoer is the doer of one operation's gen.Client.
-type operationDoer struct {
-	d  *doer
-	op *operations.Operation
-}
-
-// Do implements gen.HttpRequestDoer.
-func (o operationDoer) Do(req *http.Request) (*http.Response, error) { return o.d.do(o.op, req) }
 
 // checkBaseURL parses the base URL and applies the https rule; its errors
 // quote it without userinfo. Plain http may go only to a loopback IP or
@@ -164,7 +146,7 @@ func moduleVersion() string {
 func operationAt(p string) string {
 	got := strings.Split(strings.Trim(p, "/"), "/")
 	best, most := "", 0
-	for _, op := range operations.All {
+	for _, op := range operations.All() {
 		want := strings.Split(strings.Trim(op.Path, "/"), "/")
 		fits, literal := len(want) <= len(got) && want[0] != "", 0
 		for i := 0; fits && i < len(want); i++ {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tensorpool/tensorpool-go/gen/operations"
+	"github.com/tensorpool/tensorpool-go/internal/operations"
 )
 
 func TestNewClientKeyFromEnv(t *testing.T) {
@@ -30,7 +30,7 @@ func TestNewClientKeyFromEnv(t *testing.T) {
 	if got.auth != "Bearer "+testKey {
 		t.Errorf("Authorization %q", got.auth)
 	}
-	if s := c.ClientInterface.(*operations.Client).Clients[0].Server; s != DefaultBaseURL+"/" {
+	if s := c.ClientInterface.(*operations.Client).Gen().Server; s != DefaultBaseURL+"/" {
 		t.Errorf("server %q", s)
 	}
 }
@@ -47,7 +47,7 @@ func TestNewClientOptionBeatsEnv(t *testing.T) {
 	if got := f.get(0); got.auth != "Bearer "+testKey {
 		t.Errorf("Authorization %q", got.auth)
 	}
-	if s := c.ClientInterface.(*operations.Client).Clients[0].Server; s != "https://opt.example/" {
+	if s := c.ClientInterface.(*operations.Client).Gen().Server; s != "https://opt.example/" {
 		t.Errorf("server %q", s)
 	}
 }
@@ -58,7 +58,7 @@ func TestNewClientBaseURLFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := c.ClientInterface.(*operations.Client).Clients[0].Server; s != "https://staging.example/api/" {
+	if s := c.ClientInterface.(*operations.Client).Gen().Server; s != "https://staging.example/api/" {
 		t.Errorf("server %q", s)
 	}
 }

@@ -24,7 +24,8 @@
 // covers a key cut short: its first 4 characters or more, at the end of a
 // text or of a JSON string, if the key has 8 or more. errors.Is still finds
 // the cause of a redacted error. A successful response reaches you as the
-// server sent it; only an exact copy of the whole key is replaced there.
+// server sent it, but for the whole key, in any of those forms: the
+// generated parser, its errors and the typed data never see it.
 // NewClient refuses a key shorter than 4 characters, because no rule could
 // tell it from a word. A key shorter than 8 characters is replaced only
 // where no letter or digit touches it. No URL in an error or a log line
@@ -46,18 +47,25 @@
 // A JSON body whose values do not fit the generated types fails in the
 // generated parser, with encoding/json's error. The client lower-cases a
 // response's media type, so that the generated parsers find "json" in any
-// case. A request that got no response fails with net/http's *url.Error. Check applies the same rules
-// to the results of any other client, such as a raw gen client or a mock.
+// case. A response that HTTP gives no body (to a HEAD, a 204 or a 205)
+// reaches the parser without its Content-Type, so it decodes no JSON. A
+// request that got no response fails with net/http's *url.Error. Check
+// applies the same rules to the results of any other client, such as a raw
+// gen client or a mock.
 //
 // # Validation
 //
-// Each method knows its operation from package gen/operations, which
-// scripts/genops generates from gen's code and the spec. Before it builds the request, it checks
-// each path argument. A value that is empty, "." or "..", or that holds
-// '/', '\' or a control character, fails with ErrInvalidRequest: it could
-// address another path. Package wait applies the same rule to request ids.
-// Then, before sending, the client checks what the spec states of the
-// request: required fields, enums, patterns and the length of lists. A
+// Each method knows its operation, and what the spec says of it, from a
+// table that scripts/genops generates from gen's request builders and the
+// spec. The method puts the operation in the request's context, where a
+// request editor, a RoundTripper or a logger reads it with
+// OperationFromContext. Before it builds the request, it checks each path
+// argument as gen will send it. A value that is empty, "." or "..", or that
+// holds '/', '\' or a control character, fails with ErrInvalidRequest: it
+// could address another path. Package wait applies the same rule to request
+// ids. Then the client checks what the spec states of the request: the
+// enums and patterns of path parameters, and the required fields, enums,
+// patterns and list lengths of a JSON body, through every $ref and allOf. A
 // request that breaks one fails with ErrInvalidRequest, which names the
 // field. Nothing is sent in either case. WithoutClientValidation turns the
 // second check off.

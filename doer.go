@@ -6,15 +6,16 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tensorpool/tensorpool-go/gen/operations"
+	"github.com/tensorpool/tensorpool-go/internal/operations"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 )
 
-// doer sends the requests of NewClient's client, above http.Client. For
-// each call of an operation, it checks the JSON body (validate.go), bounds
-// the whole call by the timeout, sends each attempt with the key
-// (transport.go) and reads its answer in full (check.go), retries
-// (retry.go), then checks the last answer (check.go).
+// doer sends the requests of NewClient's client, above http.Client: it is
+// the generated client's HttpRequestDoer. For each call of an operation
+// (from the request's context: operation.go), it checks the JSON body
+// (validate.go), bounds the whole call by the timeout, sends each attempt
+// with the key (origin.go) and reads its answer in full (check.go), logs it
+// and retries it (retry.go, log.go), then checks the last answer (check.go).
 type doer struct {
 	hc       *http.Client // its CheckRedirect is a redirectPolicy
 	origin   origin       // where the key goes, and how
@@ -24,14 +25,19 @@ type doer struct {
 	maxBody  int64
 	log      logger
 	validate bool
-	doc      *document // what validation checks: constraintsOfSpec()
 }
 
-// do sends req, a call of op. The response holds its whole body, a *body,
+// Do implements gen.HttpRequestDoer: it sends req, a call of the operation
+// its context carries, if any.
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	return d.do(operations.From(req.Context()), req)
+}
+
+// do sends req, a call of op (nil: an operation the spec does not have). The response holds its whole body, a *body,
 // and points back to req.
 func (d *doer) do(op *operations.Operation, req *http.Request) (*http.Response, error) {
 	if d.validate {
-		if err := d.doc.checkBody(op, req); err != nil {
+		if err := checkBody(op, req); err != nil {
 			return nil, d.redact.err(err)
 		}
 	}
@@ -46,12 +52,13 @@ func (d *doer) do(op *operations.Operation, req *http.Request) (*http.Response, 
 		maxRetries = 0 // package wait retries its polls itself; a streamed body cannot be sent twice
 	}
 	for attempt := 1; ; attempt++ {
-		resp, err := d.origin.send(ctx, d.hc, req, attempt, d.log)
+		start := time.Now()
+		resp, err := d.origin.send(ctx, d.hc, req, attempt)
 		var b *body
 		if err == nil {
 			b, err = read(resp, d.maxBody, d.redact)
 		}
-		again, werr := d.retry.again(ctx, d.log, req, resp, err, attempt, maxRetries)
+		again, werr := d.retry.again(ctx, d.log, req, resp, err, attempt, maxRetries, start)
 		switch {
 		case werr != nil:
 			return nil, d.redact.err(werr)

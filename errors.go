@@ -18,13 +18,24 @@ import (
 // maxErrorBody caps APIError.Body and DecodeError.Body.
 const maxErrorBody = 16 << 10
 
-var (
+// Sentinel is an error that is a constant: no caller can change what
+// errors.Is matches, for itself or for anyone else. ErrInvalidRequest,
+// ErrResponseTooLarge, ErrNoAPIKey and package wait's causes are ones.
+type Sentinel string
+
+// Error returns the text of e.
+func (e Sentinel) Error() string { return string(e) }
+
+const (
 	// ErrInvalidRequest matches (errors.Is) the error of a request that
 	// breaks the id rule or a constraint of the spec. Nothing was sent.
-	ErrInvalidRequest = errors.New("tensorpool: invalid request")
+	ErrInvalidRequest Sentinel = "tensorpool: invalid request"
 	// ErrResponseTooLarge is wrapped by the *DecodeError of a 2xx response
 	// whose body is past the cap (WithMaxResponseBytes).
-	ErrResponseTooLarge = errors.New("response body too large (see WithMaxResponseBytes)")
+	ErrResponseTooLarge Sentinel = "response body too large (see WithMaxResponseBytes)"
+	// ErrNoAPIKey is returned by NewClient when neither WithAPIKey nor the
+	// TENSORPOOL_KEY environment variable gives an API key.
+	ErrNoAPIKey Sentinel = "tensorpool: no API key: set " + EnvAPIKey + " or use WithAPIKey"
 )
 
 // APIError is a response whose status is not 2xx, such as a redirect the
@@ -42,6 +53,10 @@ type APIError struct {
 	Details []gen.ValidationError
 	// RetryAfter is the delay the server asked for, or 0.
 	RetryAfter time.Duration
+	// Header holds the response's headers, such as the server's request
+	// id for support. Through NewClient, the key is redacted in them as in
+	// the rest of the error.
+	Header http.Header
 	// Body is the start of the response body (at most 16 KiB).
 	Body []byte
 	// Truncated reports that the body passed the cap (WithMaxResponseBytes)
@@ -58,6 +73,7 @@ func newAPIError(resp *http.Response, data []byte, redact func(string) string, t
 		e.Method, e.Path = resp.Request.Method, resp.Request.URL.Path
 	}
 	e.RetryAfter, _ = retryafter.Parse(resp.Header, time.Now())
+	e.Header = resp.Header.Clone()
 	e.Body, e.Truncated = errorBody(data, redact), truncated
 	e.Message, e.Details = decodeErrorBody(resp.Header.Get("Content-Type"), data, false)
 	if u, err := resp.Location(); e.Message == "" && err == nil && resp.StatusCode/100 == 3 {

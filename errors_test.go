@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +288,20 @@ func TestCheckFindsTheOperationByType(t *testing.T) {
 	if _, err := Check(&gen.StorageDestroyResponse{HTTPResponse: &http.Response{StatusCode: 422}, JSON422: &gen.HTTPValidationError{}}, nil); !errors.As(err, new(*APIError)) {
 		t.Errorf("422 with its typed field set: %v, want an *APIError", err)
 	}
+}
+
+// TestAPIErrorKeepsHeaders: an error response's headers reach
+// APIError.Header, such as the server's request id that support asks
+// for, with the key redacted in every form, as in the rest of the error
+// (issue 40).
+func TestAPIErrorKeepsHeaders(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+		return reply(r, 404, http.Header{"X-Request-Id": {"rq-42"}, "X-Echo": {"key=" + url.QueryEscape(hostileKey)}}, `{"detail":"not found"}`), nil
+	}}
+	_, err := fakeClient(t, f, WithAPIKey(hostileKey)).StorageDestroyWithResponse(bg, "s-1")
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Header.Get("X-Request-Id") != "rq-42" || apiErr.Header.Get("X-Echo") != "key="+redacted {
+		t.Fatalf("err %v, header %v", err, apiErr)
+	}
+	noKey(t, "APIError", apiErr)
 }

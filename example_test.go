@@ -181,7 +181,7 @@ func ExampleWithLogger() {
 	}
 	fmt.Println(resp.JSON200.Status)
 	// Output:
-	// level=INFO msg="tensorpool: retrying" method=GET attempt=1 reason="429 Too Many Requests" delay=0s
+	// level=INFO msg="tensorpool: retrying" operation="GET /request/info/{request_id}" method=GET attempt=1 reason="429 Too Many Requests" delay=0s
 	// COMPLETED
 }
 

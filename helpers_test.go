@@ -18,7 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/gen/operations"
+	"github.com/tensorpool/tensorpool-go/internal/operations"
 )
 
 // testKey is the API key every test uses; leak checks search for it.
@@ -247,7 +247,7 @@ var bg = context.Background()
 
 // doerOf digs the doer NewClient installed out of c.
 func doerOf(c *gen.ClientWithResponses) *doer {
-	return c.ClientInterface.(*operations.Client).Clients[0].Client.(operationDoer).d
+	return c.ClientInterface.(*operations.Client).Gen().Client.(*doer)
 }
 
 // leakCheckedLogger logs everything at debug level into a buffer that is

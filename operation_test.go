@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/gen/operations"
+	"github.com/tensorpool/tensorpool-go/internal/operations"
 )
 
 // badIDs are the path parameter values the id rule refuses, each with
@@ -176,7 +176,7 @@ func TestHeadSuccessWithContentLength(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ping := &operations.Operation{Method: "HEAD", Path: "/ping", Statuses: map[int]operations.Body{200: operations.AnyBody, 204: operations.AnyBody}}
+	ping := &operations.Operation{Method: "HEAD", Path: "/ping", Successes: map[int]operations.Success{200: operations.SuccessNoJSON, 204: operations.SuccessNoJSON}}
 	req, _ := http.NewRequest(http.MethodHead, srv.URL+"/ping", nil)
 	if resp, err := doerOf(c).do(ping, req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("HEAD /ping: %v", err)
@@ -194,9 +194,9 @@ func TestOperationSuccesses(t *testing.T) {
 		return reply(r, next.code, http.Header{"Content-Type": {next.ctype}}, next.body), nil
 	}}
 	d := doerOf(fakeClient(t, f))
-	op := &operations.Operation{Method: "GET", Path: "/things/{id}", PathParams: []string{"id"},
-		Statuses: map[int]operations.Body{200: operations.JSONBody, 204: operations.AnyBody, 202: operations.AnyBody}, Other2xx: operations.JSONBody}
-	undeclared := &operations.Operation{Method: "GET", Path: "/things/{id}", PathParams: []string{"id"}, Statuses: map[int]operations.Body{200: operations.JSONBody}}
+	op := &operations.Operation{Method: "GET", Path: "/things/{id}", Params: []operations.Param{{Name: "id"}},
+		Successes: map[int]operations.Success{200: operations.SuccessJSON, 204: operations.SuccessNoJSON, 202: operations.SuccessNoJSON}, OtherSuccess: operations.SuccessJSON}
+	undeclared := &operations.Operation{Method: "GET", Path: "/things/{id}", Params: []operations.Param{{Name: "id"}}, Successes: map[int]operations.Success{200: operations.SuccessJSON}}
 	for _, tc := range []struct {
 		op *operations.Operation
 		answerOf
@@ -241,7 +241,7 @@ func FuzzOperationAt(f *testing.F) {
 	f.Add("/tp/request/info/req_1/")
 	f.Add("//")
 	f.Fuzz(func(t *testing.T, p string) {
-		if got := operationAt(p); got != "" && !slices.ContainsFunc(operations.All, func(op operations.Operation) bool { return got == op.Method+" "+op.Path }) {
+		if got := operationAt(p); got != "" && !slices.ContainsFunc(operations.All(), func(op operations.Operation) bool { return got == op.Method+" "+op.Path }) {
 			t.Fatalf("%q names %q, no operation", p, got)
 		}
 	})

@@ -85,9 +85,10 @@ func WithRetryPolicy(p RetryPolicy) Option {
 	return setIf(err == nil, err, func(c *config) { c.retry = p })
 }
 
-// WithLogger logs every attempt (at slog.LevelDebug: method, URL, status,
-// duration) and every retry (at slog.LevelInfo: reason and delay); never a
-// header, a body or the key.
+// WithLogger logs every attempt (at slog.LevelDebug: operation, method,
+// URL, status, duration) and every retry (at slog.LevelInfo: reason and
+// delay); never a header, a body or the key. The operation is its path
+// template, as "GET /request/info/{request_id}".
 func WithLogger(l *slog.Logger) Option { return set(func(c *config) { c.logger = l }) }
 
 // WithMaxResponseBytes caps a response body (default

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // origin is the base URL's scheme and host, the only origin that gets the
@@ -23,11 +22,11 @@ func bearer(key string) func(http.Header) {
 	return func(h http.Header) { h["Authorization"] = v }
 }
 
-// send sends one attempt at req through hc, bounded by ctx, and logs it.
+// send sends one attempt at req through hc, bounded by ctx.
 // The attempt is a copy of req: the key (for the origin only) and the
 // User-Agent go in the copy's own header, and a retry rewinds the body.
 // So the request the caller can reach never holds the key.
-func (o origin) send(ctx context.Context, hc *http.Client, req *http.Request, attempt int, log logger) (*http.Response, error) {
+func (o origin) send(ctx context.Context, hc *http.Client, req *http.Request, attempt int) (*http.Response, error) {
 	r := req.WithContext(ctx)
 	r.Header = make(http.Header, len(req.Header)+2)
 	for k, v := range req.Header {
@@ -50,11 +49,8 @@ func (o origin) send(ctx context.Context, hc *http.Client, req *http.Request, at
 		}
 		r.Body = rewound
 	}
-	start := time.Now()
 	resp, err := hc.Do(r)
-	err = withoutUserinfo(err)
-	log.attempt(req, attempt, resp, err, start)
-	return resp, err
+	return resp, withoutUserinfo(err)
 }
 
 // redirectPolicy is the http.Client.CheckRedirect NewClient installs. A GET

@@ -25,48 +25,30 @@ const (
 // closures, so the key lives in them only: fmt prints a func as an address.
 type redactor struct {
 	text  func(string) string // for diagnostics: errors, log lines, an error response
-	data  func([]byte) []byte // for a successful response: only an exact echo of the key
+	data  func([]byte) []byte // for a successful response: the whole key, in any escaped form
 	value func(string) string // the same, for its header values
 }
 
 func newRedactor(key string) redactor {
 	forms := slices.Compact([]string{key, url.PathEscape(key), url.QueryEscape(key), (&url.URL{Path: key}).EscapedPath()})
-	k := []byte(key)
+	raw := make([][]byte, len(forms))
+	for i, f := range forms {
+		raw[i] = []byte(f)
+	}
 	return redactor{
-		text: func(s string) string { return scrub(s, forms) },
+		text: func(s string) string { return scrub(s, forms, true) },
 		data: func(b []byte) []byte {
-			if bytes.Contains(b, k) {
-				b = []byte(echo(string(b), key))
+			if bytes.IndexByte(b, '\\') < 0 && !slices.ContainsFunc(raw, func(f []byte) bool { return bytes.Contains(b, f) }) {
+				return b // no form of the key, escaped or not: the common case, without a copy
+			}
+			s := string(b)
+			if r := scrub(s, forms, false); r != s {
+				return []byte(r)
 			}
 			return b
 		},
-		value: func(s string) string { return echo(s, key) },
+		value: func(s string) string { return scrub(s, forms, false) },
 	}
-}
-
-// echo replaces each exact echo of key in s; of a key shorter than shortKey,
-// only one that stands alone (see alone), so that a short key garbles no
-// word that merely contains it.
-func echo(s, key string) string {
-	var b strings.Builder
-	last := 0 // s[last:] is not written yet
-	for i := 0; ; i++ {
-		n := strings.Index(s[i:], key)
-		if n < 0 {
-			break
-		}
-		if i += n; len(key) >= shortKey || alone(s, i, i+len(key)) {
-			b.WriteString(s[last:i])
-			b.WriteString(redacted)
-			last = i + len(key)
-			i = last - 1
-		}
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }
 
 // alone reports whether s[i:j] stands alone: no letter or digit just
@@ -87,10 +69,10 @@ func (redactor) header(h http.Header, rule func(string) string) {
 
 // scrub replaces each run of s that spells a form of the key once JSON
 // (and Go) escapes are decoded (a form shorter than shortKey only where it
-// stands alone), and one that spells the start of a form of shortKey or
-// more (minCut characters or more) where it ends s or a JSON string: a key
-// cut by a size cap, a dropped connection or the server.
-func scrub(s string, forms []string) string {
+// stands alone). If cut, it also replaces a run that spells the start of a
+// form of shortKey or more (minCut characters or more) where it ends s or a
+// JSON string: a key cut by a size cap, a dropped connection or the server.
+func scrub(s string, forms []string, cut bool) string {
 	if !strings.Contains(s, `\`) && !slices.ContainsFunc(forms, func(f string) bool { return strings.Contains(s, f[:min(len(f), minCut)]) }) {
 		return s
 	}
@@ -107,7 +89,7 @@ func scrub(s string, forms []string) string {
 				}
 				j += w
 			}
-			if m == len(f) && (m >= shortKey || alone(s, i, j)) || m >= minCut && len(f) >= shortKey && (j == len(s) || s[j] == '"') {
+			if m == len(f) && (m >= shortKey || alone(s, i, j)) || cut && m >= minCut && len(f) >= shortKey && (j == len(s) || s[j] == '"') {
 				n = max(n, j-i)
 			}
 		}

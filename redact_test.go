@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tensorpool/tensorpool-go/gen/operations"
+	"github.com/tensorpool/tensorpool-go/internal/operations"
 	"github.com/tensorpool/tensorpool-go/internal/transient"
 )
 
@@ -48,7 +48,7 @@ func TestNothingPrintsTheKey(t *testing.T) {
 	hc := *d.hc
 	hc.Transport = nil // the test's fakeRT records the key it was sent
 	values := map[string]any{
-		"*ClientWithResponses": c, "ClientWithResponses": *c, "*operations.Client": cl, "operations.Client": *cl, "gen.Client": cl.Clients[0],
+		"*ClientWithResponses": c, "ClientWithResponses": *c, "*operations.Client": cl, "operations.Client": *cl, "gen.Client": cl.Gen(),
 		"*doer": d, "doer": *d, "*http.Client": &hc, "http.Client": hc, "redactor": d.redact,
 		"response": resp, "*http.Response": resp.HTTPResponse, "http.Response": *resp.HTTPResponse,
 		"request": resp.HTTPResponse.Request, "request header": resp.HTTPResponse.Request.Header,
@@ -255,6 +255,37 @@ func TestScrubShortKey(t *testing.T) {
 		s := newRedactor(key)
 		if got := s.text(`{"detail":"` + key + `"}`); got != `{"detail":"[REDACTED]"}` {
 			t.Errorf("key %q: got %s", key, got)
+		}
+	}
+}
+
+// TestKeyInSuccessData: a 2xx whose JSON strings hold the whole key, as is
+// or in any escaped form, reaches the generated parser with the key
+// replaced. No typed field and no body holds it, and the text around it is
+// kept; a string that merely starts like the key is data, kept whole
+// (issue 40).
+func TestKeyInSuccessData(t *testing.T) {
+	for _, key := range []string{testKey, hostileKey} {
+		j, _ := json.Marshal(key)
+		start, _ := json.Marshal(key[:6])
+		for _, form := range []string{string(j[1 : len(j)-1]), uEscape(key), mixedEscape(key), strings.ReplaceAll(string(j[1:len(j)-1]), "/", `\/`)} {
+			body := `{"request_id":"r-1","request_type":"STORAGE_ATTACH","status":"PENDING","created_at":"` + form +
+				`","object_id":` + string(start) + `,"external_message":"see ` + form + ` here"}`
+			f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+				return reply(r, 200, http.Header{"Content-Type": {"application/json"}, "X-Echo": {url.QueryEscape(key)}}, body), nil
+			}}
+			c := fakeClient(t, f, WithAPIKey(key))
+			r, err := c.GetRequestInfoWithResponse(bg, "r-1")
+			if err != nil {
+				t.Fatalf("%s: %v", form, err)
+			}
+			info := r.JSON200
+			if info.CreatedAt != redacted || *info.ExternalMessage != "see "+redacted+" here" || *info.ObjectID != key[:6] {
+				t.Errorf("%s: created_at %q, external_message %q, object_id %q", form, info.CreatedAt, *info.ExternalMessage, *info.ObjectID)
+			}
+			if l := leakedOf(string(r.Body)+r.HTTPResponse.Header.Get("X-Echo"), key); l != "" {
+				t.Errorf("%s: the body or a header holds the key (as %q)", form, l)
+			}
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -58,30 +57,42 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return d/2 + rand.N(d-d/2+1)
 }
 
-// again reports whether to send req again after attempt, having waited if
-// so. resp is the attempt's response, read in full; err its error, of the
-// send or of the read. again's own error is ctx's, if ctx ends during the wait.
-func (p RetryPolicy) again(ctx context.Context, log logger, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (bool, error) {
-	if attempt > maxRetries || ctx.Err() != nil {
+// again reports whether to send req again after attempt, sent at start,
+// having logged the attempt and, if so, waited. resp is the attempt's
+// response, read in full; err its error, of the send or of the read.
+// again's own error is ctx's, if ctx ends during the wait.
+func (p RetryPolicy) again(ctx context.Context, log logger, req *http.Request, resp *http.Response, err error, attempt, maxRetries int, start time.Time) (bool, error) {
+	reason, delay := p.retry(ctx, req, resp, err, attempt, maxRetries)
+	log.attempt(req, attempt, resp, err, start, reason, delay)
+	if reason == "" {
 		return false, nil
 	}
-	reason, delay, hasHint := retryReason(req.Method, resp, err)
-	switch {
-	case reason == "" || hasHint && delay > p.MaxRetryAfter:
-		return false, nil
-	case !hasHint:
-		delay = p.backoff(attempt)
-	}
-	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(delay).Before(deadline) {
-		return false, nil
-	}
-	log.retry(req, attempt, reason, delay)
 	select {
 	case <-ctx.Done():
 		return false, fmt.Errorf("tensorpool: %w while waiting %v to retry after %s", ctx.Err(), delay, reason)
 	case <-time.After(delay):
 		return true, nil
 	}
+}
+
+// retry returns why req may be sent again after attempt, and after how long
+// ("" if not): the table of the package documentation, within maxRetries,
+// MaxRetryAfter and ctx's deadline.
+func (p RetryPolicy) retry(ctx context.Context, req *http.Request, resp *http.Response, err error, attempt, maxRetries int) (string, time.Duration) {
+	if attempt > maxRetries || ctx.Err() != nil {
+		return "", 0
+	}
+	reason, delay, hasHint := retryReason(req.Method, resp, err)
+	switch {
+	case reason == "" || hasHint && delay > p.MaxRetryAfter:
+		return "", 0
+	case !hasHint:
+		delay = p.backoff(attempt)
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(delay).Before(deadline) {
+		return "", 0
+	}
+	return reason, delay
 }
 
 // retryReason applies the retry table of the package documentation to one
@@ -110,36 +121,3 @@ func retryReason(method string, resp *http.Response, err error) (reason string, 
 // isSafeMethod reports whether a request with this method may be sent again
 // after it reached the server: it changes nothing there.
 func isSafeMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
-
-// logger writes the client's log lines (WithLogger): the method and URL,
-// the key scrubbed, never a header or a body.
-type logger struct {
-	l      *slog.Logger // nil: no log
-	redact func(string) string
-}
-
-// attempt logs an attempt at debug level: its status or error, and time.
-func (l logger) attempt(req *http.Request, attempt int, resp *http.Response, err error, start time.Time) {
-	if l.l == nil || !l.l.Enabled(req.Context(), slog.LevelDebug) {
-		return
-	}
-	var outcome slog.Attr
-	if err != nil {
-		outcome = slog.String("error", l.redact(err.Error()))
-	} else {
-		outcome = slog.Int("status", resp.StatusCode)
-	}
-	l.log(req, slog.LevelDebug, "tensorpool: request", attempt, slog.Duration("duration", time.Since(start)), outcome)
-}
-
-// retry logs a retry at info level: why, and after how long.
-func (l logger) retry(req *http.Request, attempt int, reason string, delay time.Duration) {
-	if l.l != nil {
-		l.log(req, slog.LevelInfo, "tensorpool: retrying", attempt, slog.String("reason", reason), slog.Duration("delay", delay))
-	}
-}
-
-func (l logger) log(req *http.Request, level slog.Level, msg string, attempt int, attrs ...slog.Attr) {
-	l.l.LogAttrs(req.Context(), level, msg, append([]slog.Attr{slog.String("method", req.Method),
-		slog.String("url", l.redact(urlString(req.URL))), slog.Int("attempt", attempt)}, attrs...)...)
-}

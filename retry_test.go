@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/gen/operations"
+	"github.com/tensorpool/tensorpool-go/internal/operations"
 	"github.com/tensorpool/tensorpool-go/internal/retryctx"
 )
 
@@ -35,7 +35,7 @@ func send(ctx context.Context, t *testing.T, c *gen.ClientWithResponses, method 
 		r, err := Check(c.StorageDestroyWithResponse(ctx, "s-1"))
 		return code(r, err)
 	}
-	thing := &operations.Operation{Method: method, Path: "/thing", Other2xx: operations.AnyBody} // a method the spec lacks
+	thing := &operations.Operation{Method: method, Path: "/thing", OtherSuccess: operations.SuccessNoJSON} // a method the spec lacks
 	req, err := http.NewRequestWithContext(ctx, method, "https://engine.test/thing", strings.NewReader(`{"x":1}`))
 	if err != nil {
 		t.Fatal(err)

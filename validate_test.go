@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tensorpool/tensorpool-go/gen"
-	"github.com/tensorpool/tensorpool-go/gen/operations"
 )
 
 // TestValidationBeforeSending: a request breaking a constraint that
@@ -71,64 +70,20 @@ func TestValidationBeforeSending(t *testing.T) {
 	}
 }
 
-// grownSpec states the constraints openapi.json may grow: required, enum
-// and pattern on a body and a path parameter, through a $ref.
-const grownSpec = `{"paths":{
-  "/v/{kind}/items":{"parameters":[],"post":{
-    "parameters":[{"name":"kind","in":"path","schema":{"enum":["a","b"]}}],
-    "requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Item"}}}}}},
-  "/v/list/items":{"post":{}}},
- "components":{"schemas":{"Item":{"required":["id"],"properties":{
-   "id":{"pattern":"^i-"},
-   "size":{"enum":[1,2]},
-   "tags":{"maxItems":2,"items":{"pattern":"^[a-z]+$"}},
-   "nested":{"properties":{"mode":{"enum":["on","off"]}}}}}}}}`
-
-// TestValidationFromTheSpec: the check is driven by the document alone, for
-// any operation it holds: a path parameter's schema before the request is
-// built, the JSON body's before it is sent.
-func TestValidationFromTheSpec(t *testing.T) {
-	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 200, nil, `{}`), nil }}
-	ops := []operations.Operation{
-		{Method: "POST", Path: "/v/{kind}/items", PathParams: []string{"kind"}, Other2xx: operations.AnyBody},
-		{Method: "POST", Path: "/v/list/items", Other2xx: operations.AnyBody},
-		{Method: "POST", Path: "/other", Other2xx: operations.AnyBody},
-	}
-	d := doerOf(fakeClient(t, f))
-	d.doc = loadDocument([]byte(grownSpec), ops)
-	for _, tc := range []struct {
-		op         int
-		kind, body string
-		want       string
-	}{
-		{0, "a", `{"id":"i-1","size":2,"tags":["x","y"],"nested":{"mode":"on"}}`, ""},
-		{0, "c", `{"id":"i-1"}`, `POST /v/{kind}/items: invalid kind: must be one of [a b], got c`},
-		{0, "a", `{"size":1}`, `invalid id: is required`},
-		{0, "a", `{"id":"x-1"}`, `invalid id: must match "^i-", got "x-1"`},
-		{0, "a", `{"id":"i-1","size":3}`, `invalid size: must be one of [1 2], got 3`},
-		{0, "a", `{"id":"i-1","tags":["a","b","c"]}`, `invalid tags: must have at most 2 elements, got 3`},
-		{0, "a", `{"id":"i-1","tags":["a","B"]}`, `invalid tags[1]: must match`},
-		{0, "a", `{"id":"i-1","nested":{"mode":"auto"}}`, `invalid nested.mode: must be one of [on off], got auto`},
-		{0, "a", `{"id":"i-1","size":{"x":1},"tags":"a"}`, ""}, // wrong types: the server's to judge
-		{1, "", `{}`, ""}, // the literal route, which states nothing
-		{2, "", `{}`, ""}, // no operation of the document: nothing to check
-	} {
-		op := &ops[tc.op]
-		err := error(nil)
-		if len(op.PathParams) > 0 {
-			err = d.checkPath(op, 0, tc.kind)
+// TestValidationOfTheMediaType: the body check applies the constraints the
+// spec states for the request's media type, whatever the case of its name
+// or its parameters; a body of a media type the operation does not declare
+// goes unchecked, for the server to judge.
+func TestValidationOfTheMediaType(t *testing.T) {
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 202, nil, attachOK), nil }}
+	c := fakeClient(t, f)
+	two := `{"storage_id":"s-1","cluster_ids":["c-1","c-2"]}`
+	for ct, checked := range map[string]bool{"application/json": true, "Application/JSON; charset=utf-8": true, "text/plain": false} {
+		n := f.n()
+		_, err := c.StorageAttachWithBodyWithResponse(bg, ct, strings.NewReader(two))
+		if checked && (!errors.Is(err, ErrInvalidRequest) || f.n() != n) || !checked && (err != nil || f.n() != n+1) {
+			t.Errorf("%s: err %v, %d sent", ct, err, f.n()-n)
 		}
-		if err == nil {
-			req, _ := http.NewRequest("POST", "https://engine.test/x", strings.NewReader(tc.body))
-			_, err = d.do(op, req)
-		}
-		if tc.want == "" && err != nil || tc.want != "" && (!errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("POST %s (%s) %s: err %v, want %q", op.Path, tc.kind, tc.body, err, tc.want)
-		}
-	}
-	odd := []operations.Operation{{Method: "POST", Path: "/x", PathParams: []string{"a"}}}
-	if d := loadDocument([]byte(`{"paths":{"/x":{"post":{"parameters":"odd","requestBody":7}}}}`), odd); d.ops[&odd[0]].body != nil || len(d.ops[&odd[0]].params) != 0 {
-		t.Error("an operation the reader cannot decode has constraints")
 	}
 }
 

@@ -5,9 +5,9 @@
 // hand. Change openapi.json (refreshed from upstream, never hand-edited),
 // oapi-codegen.yaml or the preparation step between them
 // (scripts/specprep), then run `make generate`. The second directive writes
-// package gen/operations from this package's client and the spec
-// (scripts/genops). `make check` fails when the committed code differs from
-// what the pinned generators produce.
+// internal/operations/operations.gen.go from this package's client and the
+// prepared spec (scripts/genops). `make check` fails when the committed code
+// differs from what the pinned generators produce.
 //
 // Most programs construct the client with tensorpool.NewClient, which adds
 // authentication, retries and typed errors, and wait for asynchronous
@@ -15,4 +15,4 @@
 package gen
 
 //go:generate go run ../scripts/specprep ../openapi.json -- go run -modfile=../tools/go.mod github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config ../oapi-codegen.yaml
-//go:generate go run ../scripts/genops -spec ../openapi.json -gen tensorpool.gen.go -o operations/operations.gen.go
+//go:generate go run ../scripts/specprep ../openapi.json -- go run ../scripts/genops -gen tensorpool.gen.go -o ../internal/operations/operations.gen.go -spec

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fails when gen/ is not exactly what the pinned generators produce from
-# openapi.json (oapi-codegen, then scripts/genops into gen/operations): a
-# changed, missing or extra file (tracked, untracked or ignored;
-# gen/generate.go excepted). It regenerates in a scratch copy of the
-# checkout whose gen/ holds only generate.go and compares the two
-# directories; the working tree is never touched.
+# Fails when the generated code is not exactly what the pinned generators
+# produce from openapi.json: gen/ (oapi-codegen; gen/generate.go excepted)
+# and internal/operations/operations.gen.go (scripts/genops). A changed,
+# missing or extra file in gen/ (tracked, untracked or ignored) fails. It
+# regenerates in a scratch copy of the checkout without them and compares;
+# the working tree is never touched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -18,7 +18,7 @@ if [ ! -f gen/generate.go ]; then
 	exit 1
 fi
 while IFS= read -r -d '' f; do
-	case $f in gen/*) continue ;; esac
+	case $f in gen/* | internal/operations/operations.gen.go) continue ;; esac
 	if [ -f "$f" ]; then printf '%s\0' "$f"; fi # not if deleted in the work tree
 done <"$tmp/files" >"$tmp/inputs"
 printf '%s\0' gen/generate.go >>"$tmp/inputs"
@@ -26,9 +26,10 @@ copy=$tmp/clean
 mkdir "$copy"
 tar --null -T "$tmp/inputs" -cf - | tar -xf - -C "$copy"
 (cd "$copy" && ${GO:-go} generate ./gen)
-if ! diff -ru gen "$copy/gen" >"$tmp/diff"; then
-	sed "s|$copy/gen|regenerated|g" "$tmp/diff"
-	echo >&2 "check-generated: gen/ is not what the pinned generators produce from openapi.json (a 'regenerated' file differs, or 'Only in gen' names a file the generators do not write): run 'make generate', delete any extra file, and commit the result."
+ops=internal/operations/operations.gen.go
+if ! diff -ru gen "$copy/gen" >"$tmp/diff" || ! diff -u "$ops" "$copy/$ops" >>"$tmp/diff"; then
+	sed "s|$copy/|regenerated/|g" "$tmp/diff"
+	echo >&2 "check-generated: gen/ or $ops is not what the pinned generators produce from openapi.json (a 'regenerated' file differs, or 'Only in gen' names a file the generators do not write): run 'make generate', delete any extra file, and commit the result."
 	exit 1
 fi
-echo "check-generated: gen/ is exactly what the pinned generators produce"
+echo "check-generated: gen/ and $ops are exactly what the pinned generators produce"

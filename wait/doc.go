@@ -59,5 +59,5 @@
 // Server text in errors and Updates is cleaned (control characters escaped,
 // 1 KiB per field). Through tensorpool.NewClient's client, errors show no
 // form of the API key; an Update's Message and Info are data, as sent but
-// for an exact echo of the key. Only this package repeats a poll.
+// for the whole key, in any escaped form. Only this package repeats a poll.
 package wait

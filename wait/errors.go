@@ -13,19 +13,20 @@ import (
 )
 
 // The causes an *Error wraps, besides ctx's errors, a *tensorpool.APIError
-// and the Client's own errors.
-var (
-	ErrFailed          = errors.New("request failed")                          // the request reached FAILED; Error.Info says why
-	ErrUnknownStatus   = errors.New("unknown request status")                  // a status outside the spec's enum, or none (see WithUnknownStatusAsRunning)
-	ErrTooManyFailures = errors.New("too many consecutive transient failures") // WithMaxFailures in a row; the error wraps the last too
-	ErrStopped         = errors.New("stopped after another request failed")    // WaitAll under WithFailFast (context.Canceled: the caller's ctx ended)
-	ErrBrokenClient    = errors.New("broken Client")                           // the Client returned a nil response, or a nil Body, and a nil error
-	ErrWrongRequest    = errors.New("the answer is for another request")       // its request_id is not the id asked for (transient)
+// and the Client's own errors. They are constants: no caller can change
+// what errors.Is matches.
+const (
+	ErrFailed          tensorpool.Sentinel = "request failed"                          // the request reached FAILED; Error.Info says why
+	ErrUnknownStatus   tensorpool.Sentinel = "unknown request status"                  // a status outside the spec's enum, or none (see WithUnknownStatusAsRunning)
+	ErrTooManyFailures tensorpool.Sentinel = "too many consecutive transient failures" // WithMaxFailures in a row; the error wraps the last too
+	ErrStopped         tensorpool.Sentinel = "stopped after another request failed"    // WaitAll under WithFailFast (context.Canceled: the caller's ctx ended)
+	ErrBrokenClient    tensorpool.Sentinel = "broken Client"                           // the Client returned a nil response, or a nil Body, and a nil error
+	ErrWrongRequest    tensorpool.Sentinel = "the answer is for another request"       // its request_id is not the id asked for (transient)
 	// ErrInvalidRequestID: an id that could address another route ("", ".",
-	// "..", or one containing '/', '\\' or a control character: the rule of
+	// "..", or one containing '/', '\' or a control character: the rule of
 	// every path parameter of tensorpool.NewClient's client); nothing was
 	// sent. It matches tensorpool.ErrInvalidRequest too.
-	ErrInvalidRequestID error = invalidRequestID{}
+	ErrInvalidRequestID invalidRequestID = "invalid request id"
 )
 
 // Error is how the wait for one request id ended, when not COMPLETED: every
@@ -100,9 +101,9 @@ func message(sep string, info *gen.RequestInfoResponse, redact func(string) stri
 
 // invalidRequestID is ErrInvalidRequestID: errors.Is matches
 // tensorpool.ErrInvalidRequest too, and its text says it once.
-type invalidRequestID struct{}
+type invalidRequestID string
 
-func (invalidRequestID) Error() string        { return "invalid request id" }
+func (e invalidRequestID) Error() string      { return string(e) }
 func (invalidRequestID) Is(target error) bool { return target == tensorpool.ErrInvalidRequest }
 
 // checkID refuses an id the client's rule for path parameters refuses,

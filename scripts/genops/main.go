@@ -1,12 +1,22 @@
-// Command genops writes package gen/operations: the table of the
-// operations that gen's client methods send, and a client that hands each
-// call its operation. It reads what oapi-codegen wrote, and the responses
-// the spec declares. Each method of gen.ClientInterface and
-// gen.ClientWithResponsesInterface gives its signature, and its doc names
-// its operation: "Corresponds with METHOD PATH". `go generate ./gen` runs
-// it after oapi-codegen:
+// Command genops writes internal/operations/operations.gen.go: what the
+// spec says of each operation that package gen's client sends, and the
+// methods of operations.Client, which put each call's operation in its
+// context. Two sources, both structured, pair every Go name with its
+// operation:
 //
-//	go run ../scripts/genops -spec ../openapi.json -gen tensorpool.gen.go -o operations/operations.gen.go
+//   - gen's own code: each method of gen.ClientInterface calls its request
+//     builder, which names the HTTP method (http.NewRequest), the path
+//     (fmt.Sprintf of the template) and how it writes each path argument
+//     (runtime.StyleParamWithOptions);
+//   - the prepared document the generator saw, read with kin-openapi: the
+//     operation at that method and path, its declared responses and the
+//     constraints of its path parameters and JSON bodies, every $ref and
+//     allOf resolved.
+//
+// No comment or description is read. `go generate ./gen` runs it through
+// scripts/specprep, which appends the prepared document's path:
+//
+//	go run ../scripts/specprep ../openapi.json -- go run ../scripts/genops -gen tensorpool.gen.go -o ../internal/operations/operations.gen.go -spec
 package main
 
 import (
@@ -17,8 +27,10 @@ import (
 	"go/ast"
 	"go/format"
 	"go/parser"
+	"go/printer"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,25 +38,25 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tensorpool/tensorpool-go/internal/mediatype"
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 func main() {
-	spec := flag.String("spec", "", "the OpenAPI document gen was generated from (JSON)")
 	genFile := flag.String("gen", "", "the Go file oapi-codegen wrote")
 	out := flag.String("o", "", "the file to write")
+	spec := flag.String("spec", "", "the prepared OpenAPI document the generator read")
 	flag.Parse()
 	if *spec == "" || *genFile == "" || *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: genops -spec openapi.json -gen tensorpool.gen.go -o operations/operations.gen.go")
+		fmt.Fprintln(os.Stderr, "usage: genops -gen tensorpool.gen.go -o operations.gen.go -spec prepared.json")
 		os.Exit(2)
 	}
 	src, err := os.ReadFile(*genFile)
-	var responses map[string]map[string]*response
+	var doc *openapi3.T
 	if err == nil {
-		responses, err = declaredResponses(*spec)
+		doc, err = openapi3.NewLoader().LoadFromFile(*spec)
 	}
 	if err == nil {
-		src, err = generate(src, responses)
+		src, err = generate(src, doc)
 	}
 	if err == nil {
 		err = os.MkdirAll(filepath.Dir(*out), 0o755)
@@ -58,27 +70,55 @@ func main() {
 	}
 }
 
+// pathParamRE is oapi-codegen's own (pkg/codegen/utils.go, pathParamRE):
+// genParamFmtString writes each match of a path template as "%s".
+var pathParamRE = regexp.MustCompile(`{[.;?]?([^{}*]+)\*?}`)
+
+// typeName is an exported name that is not a package's: one of gen's.
 var (
-	// operationOfDoc finds the operation in a method's doc. oapi-codegen
-	// writes "Corresponds with METHOD PATH (the `X` operationId)", or, for
-	// an operation without a summary, "X performs a METHOD PATH (the `X`
-	// operationId) request".
-	operationOfDoc = regexp.MustCompile("(?:Corresponds with|performs a) ([A-Z]+) (\\S+) \\(the `")
-	pathParam      = regexp.MustCompile(`\{([^{}]+)\}`)
-	// typeName is an exported name that is not a package's: one of gen's.
 	typeName = regexp.MustCompile(`(^|\.\.\.|[^.\w])([A-Z]\w*)`)
 	pkgName  = regexp.MustCompile(`(\w+)\.`)
 )
 
-// generate returns package operations for gen's file src and the
-// responses the spec declares (declaredResponses).
-func generate(src []byte, responses map[string]map[string]*response) ([]byte, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), "tensorpool.gen.go", src, parser.ParseComments)
-	if err != nil {
+// request is what a request builder of gen's sends.
+type request struct {
+	method, format string
+	params         []*styled // in the order of pathParam0, pathParam1, ...
+}
+
+// styled is a path argument as a builder writes it:
+// pathParamN, err = runtime.StyleParamWithOptions(style, explode, name, arg, options).
+type styled struct {
+	name, arg string
+	call      *ast.CallExpr
+}
+
+// file is gen's file, parsed.
+type file struct {
+	fset  *token.FileSet
+	f     *ast.File
+	funcs map[string]*ast.FuncDecl // "NewXRequest", "Client.X", "ClientWithResponses.XWithResponse"
+}
+
+// generate returns package operations' generated file for gen's file src,
+// generated from doc.
+func generate(src []byte, doc *openapi3.T) ([]byte, error) {
+	g := &file{fset: token.NewFileSet(), funcs: map[string]*ast.FuncDecl{}}
+	var err error
+	if g.f, err = parser.ParseFile(g.fset, "tensorpool.gen.go", src, parser.SkipObjectResolution); err != nil {
 		return nil, err
 	}
+	for _, d := range g.f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			name := fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) == 1 {
+				name = strings.TrimPrefix(types.ExprString(fd.Recv.List[0].Type), "*") + "." + name
+			}
+			g.funcs[name] = fd
+		}
+	}
 	imports := map[string]string{"gen": "github.com/tensorpool/tensorpool-go/gen"} // by the name gen's file uses
-	for _, s := range f.Imports {
+	for _, s := range g.f.Imports {
 		path, _ := strconv.Unquote(s.Path.Value)
 		name := path[strings.LastIndex(path, "/")+1:]
 		if s.Name != nil {
@@ -86,31 +126,7 @@ func generate(src []byte, responses map[string]map[string]*response) ([]byte, er
 		}
 		imports[name] = path
 	}
-	used := map[string]bool{"gen": true}
-	ops := map[string]int{} // "METHOD PATH" -> index in the table
-	var table, methods, cases bytes.Buffer
-	operation := func(m *ast.Field) (string, int, error) {
-		sub := operationOfDoc.FindStringSubmatch(m.Doc.Text())
-		if sub == nil {
-			return "", 0, fmt.Errorf("%s: its doc names no operation (%q): has the generator's output changed?", m.Names[0].Name, "Corresponds with METHOD PATH")
-		}
-		key := sub[1] + " " + sub[2]
-		i, ok := ops[key]
-		if !ok {
-			i, ops[key] = len(ops), len(ops)
-			r, ok := responses[key]
-			if !ok {
-				return "", 0, fmt.Errorf("%s: %s is not in the spec", m.Names[0].Name, key)
-			}
-			statuses, other := successes(r)
-			names := ""
-			if p := params(sub[2]); len(p) > 0 {
-				names = fmt.Sprintf("PathParams: %#v, ", p)
-			}
-			fmt.Fprintf(&table, "\t{Method: %q, Path: %q, %sStatuses: map[int]Body{%s}, Other2xx: %s},\n", sub[1], sub[2], names, statuses, other)
-		}
-		return key, i, nil
-	}
+	used := map[string]bool{"context": true, "net/http": true, "gen": true}
 	typ := func(e ast.Expr) string { // as package operations names it
 		s := types.ExprString(e)
 		for _, m := range pkgName.FindAllStringSubmatch(s, -1) {
@@ -118,144 +134,181 @@ func generate(src []byte, responses map[string]map[string]*response) ([]byte, er
 		}
 		return typeName.ReplaceAllString(s, "${1}gen.${2}")
 	}
-	for _, m := range methodsOf(f, "ClientInterface") {
-		key, i, err := operation(m)
+
+	t := newTable(doc)
+	index := map[string]int{} // gen's method name -> index in the table
+	var methods bytes.Buffer
+	for _, m := range methodsOf(g.f, "ClientInterface") {
+		name := m.Names[0].Name
+		req, err := g.requestOf(name)
 		if err != nil {
+			return nil, fmt.Errorf("%s: %w: has the generator's output changed?", name, err)
+		}
+		i, err := t.operation(strings.TrimSuffix(name, "WithBody"), req)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		index[name] = i
+		if err := g.writeMethod(&methods, name, t.ops[i].key, i, req, m.Type.(*ast.FuncType), typ, used); err != nil {
 			return nil, err
 		}
-		writeMethod(&methods, m.Names[0].Name, key, i, m.Type.(*ast.FuncType), typ)
 	}
+	var cases bytes.Buffer
 	seen := map[string]bool{}
-	for _, m := range methodsOf(f, "ClientWithResponsesInterface") {
-		_, i, err := operation(m)
-		if err != nil {
-			return nil, err
+	for _, m := range methodsOf(g.f, "ClientWithResponsesInterface") {
+		name := m.Names[0].Name
+		called := g.calledMethod("ClientWithResponses." + name)
+		i, ok := index[called]
+		if !ok {
+			return nil, fmt.Errorf("%s calls no method of gen.ClientInterface: has the generator's output changed?", name)
 		}
-		if name := typ(m.Type.(*ast.FuncType).Results.List[0].Type)[1:]; !seen[name] { // XWithBody's is X's
-			seen[name] = true
-			fmt.Fprintf(&cases, "\tcase *%s, %s:\n\t\treturn &All[%d]\n", name, name, i)
+		if rt := typ(m.Type.(*ast.FuncType).Results.List[0].Type)[1:]; !seen[rt] { // XWithBody's is X's
+			seen[rt] = true
+			fmt.Fprintf(&cases, "\tcase *%s, %s:\n\t\treturn &all[%d]\n", rt, rt, i)
 		}
 	}
+
 	var b bytes.Buffer
-	b.WriteString(prelude)
-	for name := range used { // format.Source sorts them
+	b.WriteString("// Code generated by scripts/genops from gen's client and the prepared spec. DO NOT EDIT.\n\npackage operations\n\nimport (\n")
+	var std, other []string // imports, as goimports groups them
+	for _, name := range slices.Sorted(maps.Keys(used)) {
 		path := imports[name]
-		if path == "" {
+		if name == "context" || name == "net/http" {
+			path = name
+		} else if path == "" {
 			return nil, fmt.Errorf("package %s is not imported by gen's file", name)
 		}
+		spec := fmt.Sprintf("%s %q", name, path)
 		if strings.HasSuffix("/"+path, "/"+name) {
-			name = ""
+			spec = strconv.Quote(path)
 		}
-		fmt.Fprintf(&b, "\t%s %q\n", name, path)
+		if strings.Contains(strings.Split(path, "/")[0], ".") {
+			other = append(other, spec)
+		} else {
+			std = append(std, spec)
+		}
 	}
-	fmt.Fprintf(&b, ")\n%s\n// All lists the operations that gen's client methods send, in the order of\n// their first method.\nvar All = []Operation{\n%s}\n\n%s", declarations, &table, &methods)
+	fmt.Fprintf(&b, "\t%s\n\n\t%s\n)\n\n", strings.Join(std, "\n\t"), strings.Join(other, "\n\t"))
+	t.write(&b)
+	b.Write(methods.Bytes())
 	fmt.Fprintf(&b, "// Of returns the operation of one of gen's response types, or nil.\nfunc Of(r any) *Operation {\n\tswitch r.(type) {\n%s\t}\n\treturn nil\n}\n", &cases)
 	return format.Source(b.Bytes())
 }
 
-// prelude is the start of the file: its doc, and imports that the types
-// need whatever the spec.
-const prelude = `// Code generated by scripts/genops from gen's client and the spec. DO NOT EDIT.
-
-// Package operations lists the operations of the spec that package gen's
-// client methods send. Its Client implements gen.ClientInterface so that
-// each call carries its operation: tensorpool.NewClient's client is one.
-package operations
-
-import (
-	"fmt"
-	"reflect"
-	"strings"
-`
-
-// declarations are the types and helpers of package operations, whatever
-// the spec.
-const declarations = `
-// Operation is one operation of the spec.
-type Operation struct {
-	Method     string       // "DELETE"
-	Path       string       // the path template: "/storage/{storage_id}"
-	PathParams []string     // the path parameters, in the order of the methods' arguments
-	Statuses   map[int]Body // the 2xx statuses the spec declares, and their body
-	Other2xx   Body         // any other 2xx: as "2XX" declares it, or "default" where no 2xx is declared
-}
-
-// Body is how an operation declares a 2xx status and its body.
-type Body uint8
-
-const (
-	NotDeclared Body = iota // not a success of the operation
-	AnyBody                 // a success whose body is not JSON, or that has none
-	SomeJSON                // a success whose body may be JSON: JSON among other media types
-	JSONBody                // a success whose body is JSON and nothing else
-)
-
-// Success returns how op declares the 2xx status code.
-func (op *Operation) Success(code int) Body {
-	if b, ok := op.Statuses[code]; ok {
-		return b
+// requestOf returns what gen's client method name sends: it follows the
+// method's call of its request builder, and the builder's call of
+// another, to the one that calls http.NewRequest.
+func (g *file) requestOf(name string) (*request, error) {
+	fd := g.funcs["Client."+name]
+	if fd == nil {
+		return nil, fmt.Errorf("no method (*Client).%s", name)
 	}
-	return op.Other2xx
-}
-
-// Client implements gen.ClientInterface. Each method calls through
-// Clients[i], the gen.Client of its operation All[i], once CheckPath, if
-// set, has accepted each of its path arguments.
-type Client struct {
-	Clients []gen.Client // one per operation, by index in All
-	// CheckPath checks the path argument value of op.PathParams[i] before
-	// the request is built; its error is the call's.
-	CheckPath func(op *Operation, i int, value string) error
-}
-
-func (c *Client) check(op *Operation, i int, value string) error {
-	if c.CheckPath == nil {
-		return nil
+	for depth := 0; depth < 4; depth++ {
+		r := &request{}
+		next := ""
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				lhs, _ := n.Lhs[0].(*ast.Ident)
+				call, _ := n.Rhs[0].(*ast.CallExpr)
+				switch {
+				case lhs == nil || call == nil:
+				case lhs.Name == "operationPath" && selector(call.Fun) == "fmt.Sprintf" && len(call.Args) > 0:
+					r.format = unquote(call.Args[0])
+				case strings.HasPrefix(lhs.Name, "pathParam") && strings.HasSuffix(selector(call.Fun), ".StyleParamWithOptions") && len(call.Args) == 5:
+					k, err := strconv.Atoi(strings.TrimPrefix(lhs.Name, "pathParam"))
+					arg, _ := call.Args[3].(*ast.Ident)
+					if err == nil && k == len(r.params) && arg != nil {
+						r.params = append(r.params, &styled{name: unquote(call.Args[2]), arg: arg.Name, call: call})
+					}
+				}
+			case *ast.CallExpr:
+				switch f := n.Fun.(type) {
+				case *ast.SelectorExpr:
+					if selector(f) == "http.NewRequest" && len(n.Args) > 0 {
+						r.method = unquote(n.Args[0])
+						if m, ok := strings.CutPrefix(selector(n.Args[0]), "http.Method"); ok {
+							r.method = strings.ToUpper(m) // net/http's constants: MethodGet is "GET"
+						}
+					}
+				case *ast.Ident:
+					if strings.HasPrefix(f.Name, "New") && strings.Contains(f.Name, "Request") && next == "" {
+						next = f.Name
+					}
+				}
+			}
+			return true
+		})
+		switch {
+		case r.method != "" && r.format != "":
+			return r, nil
+		case next == "" || g.funcs[next] == nil:
+			return nil, fmt.Errorf("no request builder that calls http.NewRequest and fmt.Sprintf")
+		}
+		fd = g.funcs[next]
 	}
-	return c.CheckPath(op, i, value)
+	return nil, fmt.Errorf("request builders call each other too deep")
 }
 
-// pathText is the text of a path argument that is not a string, as gen's
-// request builders write it: a list's items joined by commas (the
-// "simple" style), anything else as fmt prints it.
-func pathText(v any) string {
-	rv := reflect.ValueOf(v)
-	if _, ok := v.(fmt.Stringer); ok || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-		return fmt.Sprint(v)
+// calledMethod returns the method of gen.Client that the method fn of
+// gen's calls: c.X(...).
+func (g *file) calledMethod(fn string) string {
+	name := ""
+	if fd := g.funcs[fn]; fd != nil {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && name == "" {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "c" {
+						name = sel.Sel.Name
+					}
+				}
+			}
+			return name == ""
+		})
 	}
-	items := make([]string, rv.Len())
-	for i := range items {
-		items[i] = pathText(rv.Index(i).Interface())
-	}
-	return strings.Join(items, ",")
+	return name
 }
-`
 
-// writeMethod writes the client method name, of the operation key (index
-// i in All), with gen's signature ft: it checks the path arguments, then
-// calls through the operation's gen.Client.
-func writeMethod(w *bytes.Buffer, name, key string, i int, ft *ast.FuncType, typ func(ast.Expr) string) {
+// writeMethod writes the client method name, of operation i, with gen's
+// signature ft: it puts the operation in the context, checks each path
+// argument as gen writes it, then calls gen.
+func (g *file) writeMethod(w *bytes.Buffer, name, key string, i int, req *request, ft *ast.FuncType, typ func(ast.Expr) string, used map[string]bool) error {
 	var sig, args []string
+	kinds := map[string]string{}
 	for _, p := range ft.Params.List {
 		for _, n := range p.Names {
 			sig = append(sig, n.Name+" "+typ(p.Type))
 			args = append(args, n.Name)
+			kinds[n.Name] = types.ExprString(p.Type)
 		}
 	}
 	args[len(args)-1] += "..." // the request editors
-	recv := "c"                // a name no argument has
+	recv := "c"                // gen's own receiver: no argument has its name, or gen would not build
 	for slices.Contains(args, recv) {
 		recv += "_"
 	}
-	n := len(params(strings.SplitN(key, " ", 2)[1])) // the path arguments follow the context
-	fmt.Fprintf(w, "// %s sends %s.\nfunc (%s *Client) %s(%s) (%s, error) {\n", name, key, recv, name, strings.Join(sig, ", "), typ(ft.Results.List[0].Type))
-	for j, a := range args[1 : 1+n] {
-		if !strings.HasSuffix(sig[1+j], " string") {
-			a = "pathText(" + a + ")"
+	fmt.Fprintf(w, "// %s sends %s.\nfunc (%s *Client) %s(%s) (%s, error) {\n\tctx = %s.with(ctx, %d)\n",
+		name, key, recv, name, strings.Join(sig, ", "), typ(ft.Results.List[0].Type), recv, i)
+	for k, p := range req.params {
+		if _, ok := kinds[p.arg]; !ok {
+			return fmt.Errorf("%s: its builder writes %s, which is not an argument", name, p.arg)
 		}
-		fmt.Fprintf(w, "\tif err := %s.check(&All[%d], %d, %s); err != nil {\n\t\treturn nil, err\n\t}\n", recv, i, j, a)
+		if kinds[p.arg] == "string" { // gen sends it escaped, and nothing else
+			fmt.Fprintf(w, "\tif err := %s.path(%d, %d, %s); err != nil {\n\t\treturn nil, err\n\t}\n", recv, i, k, p.arg)
+			continue
+		}
+		var call bytes.Buffer // gen's own call: the text it will send
+		if err := printer.Fprint(&call, g.fset, p.call); err != nil {
+			return err
+		}
+		for _, m := range pkgName.FindAllStringSubmatch(call.String(), -1) {
+			used[m[1]] = true
+		}
+		fmt.Fprintf(w, "\tif pathParam%d, err := %s; err != nil {\n\t\treturn nil, err\n\t} else if err := %s.styled(%d, %d, pathParam%d); err != nil {\n\t\treturn nil, err\n\t}\n",
+			k, call.String(), recv, i, k, k)
 	}
-	fmt.Fprintf(w, "\treturn %s.Clients[%d].%s(%s)\n}\n\n", recv, i, name, strings.Join(args, ", "))
+	fmt.Fprintf(w, "\treturn %s.gen.%s(%s)\n}\n\n", recv, name, strings.Join(args, ", "))
+	return nil
 }
 
 // methodsOf returns the methods of the interface type name in f.
@@ -272,104 +325,30 @@ func methodsOf(f *ast.File, name string) []*ast.Field {
 	return methods
 }
 
-// params returns the names of the path template's parameters, each once,
-// in the order they first appear: the order of the generated method's
-// path arguments.
-func params(template string) []string {
-	var names []string
-	for _, m := range pathParam.FindAllStringSubmatch(template, -1) {
-		if !slices.Contains(names, m[1]) {
-			names = append(names, m[1])
+// selector returns "x.Sel" for a selector expression on a name, else "".
+func selector(e ast.Expr) string {
+	if sel, ok := e.(*ast.SelectorExpr); ok {
+		if x, ok := sel.X.(*ast.Ident); ok {
+			return x.Name + "." + sel.Sel.Name
 		}
 	}
-	return names
+	return ""
 }
 
-// response is what genops reads of an OpenAPI response: its media types,
-// or a $ref to one.
-type response struct {
-	Ref     string `json:"$ref"`
-	Content map[string]json.RawMessage
+// unquote returns the value of a string literal, else "".
+func unquote(e ast.Expr) string {
+	if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+		s, _ := strconv.Unquote(lit.Value)
+		return s
+	}
+	return ""
 }
 
-// declaredResponses returns every operation's responses, by "METHOD
-// PATH", $refs resolved.
-func declaredResponses(specFile string) (map[string]map[string]*response, error) {
-	data, err := os.ReadFile(specFile)
+// jsonText is v's JSON text, as the client compares a body's values.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, err
+		return fmt.Sprint(v)
 	}
-	var doc struct {
-		Paths      map[string]map[string]json.RawMessage
-		Components struct{ Responses map[string]*response }
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", specFile, err)
-	}
-	out := map[string]map[string]*response{}
-	for path, item := range doc.Paths {
-		for method, raw := range item {
-			var o struct{ Responses map[string]*response }
-			if json.Unmarshal(raw, &o) != nil {
-				continue // not an operation: the path's parameters, summary, servers
-			}
-			for code, r := range o.Responses {
-				for n := 0; r != nil && r.Ref != "" && n < 8; n++ {
-					r = doc.Components.Responses[strings.TrimPrefix(r.Ref, "#/components/responses/")]
-				}
-				o.Responses[code] = r
-			}
-			out[strings.ToUpper(method)+" "+path] = o.Responses
-		}
-	}
-	return out, nil
-}
-
-// successes returns how the responses declare each 2xx status: the exact
-// statuses, as Go map entries, and the rule for any other 2xx. An exact
-// status wins over "2XX", which wins over "default". "default" counts only
-// where no 2xx is declared. An operation that declares no response takes
-// any 2xx.
-func successes(responses map[string]*response) (statuses, other string) {
-	var exact []string
-	any2xx := false
-	for code, r := range responses {
-		any2xx = any2xx || strings.HasPrefix(code, "2")
-		if n, err := strconv.Atoi(code); err == nil && n >= 200 && n <= 299 {
-			exact = append(exact, fmt.Sprintf("%d: %s", n, kind(r)))
-		}
-	}
-	slices.Sort(exact)
-	other = "NotDeclared"
-	if len(responses) == 0 {
-		other = "SomeJSON"
-	}
-	for _, k := range []string{"2XX", "2xx", "default"} {
-		if r, ok := responses[k]; ok && (k != "default" || !any2xx) {
-			other = kind(r)
-			break
-		}
-	}
-	return strings.Join(exact, ", "), other
-}
-
-// kind is how a response declares its body: JSON and nothing else, JSON
-// among other media types, or no JSON (no body at all included).
-func kind(r *response) string {
-	if r == nil || r.Ref != "" {
-		return "SomeJSON"
-	}
-	json := 0
-	for mt := range r.Content {
-		if mediatype.IsJSON(strings.ToLower(mt)) {
-			json++
-		}
-	}
-	switch {
-	case json == 0:
-		return "AnyBody"
-	case json == len(r.Content):
-		return "JSONBody"
-	}
-	return "SomeJSON"
+	return string(b)
 }

@@ -1,93 +1,190 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // genSource is what oapi-codegen writes for three operations, cut to what
-// genops reads: the interfaces, their docs and their imports. A path
-// parameter that is not a string, one used twice in its template, and
-// one named as genops' receiver are there; so is the doc of an operation
-// without a summary.
+// genops reads: the interfaces, the client methods and their request
+// builders. A path parameter that is not a string and one named as gen's
+// receiver are there, and a doc that quotes another operation's line.
 const genSource = `package gen
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 
+	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 type ClientInterface interface {
-	// GetThing Get a thing
-	//
-	// Corresponds with GET /things/{thing_id}/parts/{c} (the ` + "`GetThing`" + ` operationId).
+	// GetThing Corresponds with HEAD /ping (the ` + "`Ping`" + ` operationId).
 	GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *GetThingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// PutTwiceWithBody PutTwice performs a PUT /a/{x}/b/{x} (the ` + "`PutTwice`" + ` operationId) request,
-	// with any type of body and a specified content type.
-	PutTwiceWithBody(ctx context.Context, x Kind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// Ping Corresponds with HEAD /ping (the ` + "`Ping`" + ` operationId).
+	PutThingWithBody(ctx context.Context, thingID openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PutThing(ctx context.Context, thingID openapi_types.UUID, body PutThingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 	Ping(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+func (c *Client) GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *GetThingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetThingRequest(c.Server, thingID, c, params)
+	return c.Client.Do(req)
+}
+
+func (c *Client) PutThingWithBody(ctx context.Context, thingID openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutThingRequestWithBody(c.Server, thingID, contentType, body)
+	return c.Client.Do(req)
+}
+
+func (c *Client) PutThing(ctx context.Context, thingID openapi_types.UUID, body PutThingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutThingRequest(c.Server, thingID, body)
+	return c.Client.Do(req)
+}
+
+func (c *Client) Ping(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPingRequest(c.Server)
+	return c.Client.Do(req)
+}
+
+func NewGetThingRequest(server string, thingID openapi_types.UUID, c string, params *GetThingParams) (*http.Request, error) {
+	var pathParam0 string
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "thing_id", thingID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	var pathParam1 string
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "c", c, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	operationPath := fmt.Sprintf("/things/%s/parts/%s", pathParam0, pathParam1)
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	return req, nil
+}
+
+func NewPutThingRequest(server string, thingID openapi_types.UUID, body PutThingJSONRequestBody) (*http.Request, error) {
+	return NewPutThingRequestWithBody(server, thingID, "application/json", bodyReader)
+}
+
+func NewPutThingRequestWithBody(server string, thingID openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var pathParam0 string
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "thing_id", thingID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	operationPath := fmt.Sprintf("/things/%s", pathParam0)
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	return req, nil
+}
+
+func NewPingRequest(server string) (*http.Request, error) {
+	operationPath := fmt.Sprintf("/ping")
+	req, err := http.NewRequest("HEAD", queryURL.String(), nil)
+	return req, nil
+}
+
 type ClientWithResponsesInterface interface {
-	// GetThingWithResponse Corresponds with GET /things/{thing_id}/parts/{c} (the ` + "`GetThing`" + ` operationId).
 	GetThingWithResponse(ctx context.Context, thingID openapi_types.UUID, c string, params *GetThingParams, reqEditors ...RequestEditorFn) (*GetThingResponse, error)
-	// PutTwiceWithBodyWithResponse PutTwice performs a PUT /a/{x}/b/{x} (the ` + "`PutTwice`" + ` operationId) request.
-	PutTwiceWithBodyWithResponse(ctx context.Context, x Kind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutTwiceResponse, error)
-	// PingWithResponse Corresponds with HEAD /ping (the ` + "`Ping`" + ` operationId).
+	PutThingWithBodyWithResponse(ctx context.Context, thingID openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutThingResponse, error)
+	PutThingWithResponse(ctx context.Context, thingID openapi_types.UUID, body PutThingJSONRequestBody, reqEditors ...RequestEditorFn) (*PutThingResponse, error)
 	PingWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PingResponse, error)
+}
+
+func (c *ClientWithResponses) GetThingWithResponse(ctx context.Context, thingID openapi_types.UUID, c string, params *GetThingParams, reqEditors ...RequestEditorFn) (*GetThingResponse, error) {
+	rsp, err := c.GetThing(ctx, thingID, c, params, reqEditors...)
+	return ParseGetThingResponse(rsp)
+}
+
+func (c *ClientWithResponses) PutThingWithBodyWithResponse(ctx context.Context, thingID openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutThingResponse, error) {
+	rsp, err := c.PutThingWithBody(ctx, thingID, contentType, body, reqEditors...)
+	return ParsePutThingResponse(rsp)
+}
+
+func (c *ClientWithResponses) PutThingWithResponse(ctx context.Context, thingID openapi_types.UUID, body PutThingJSONRequestBody, reqEditors ...RequestEditorFn) (*PutThingResponse, error) {
+	rsp, err := c.PutThing(ctx, thingID, body, reqEditors...)
+	return ParsePutThingResponse(rsp)
+}
+
+func (c *ClientWithResponses) PingWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PingResponse, error) {
+	rsp, err := c.Ping(ctx, reqEditors...)
+	return ParsePingResponse(rsp)
 }
 `
 
-// TestGenerate: each method of gen.ClientInterface gets its operation from
-// its doc, checks its path arguments (a non-string one through pathText, a
-// parameter used twice once) and calls through its operation's gen.Client,
-// gen's types qualified and imported; each response type names its
-// operation once.
-func TestGenerate(t *testing.T) {
-	responses := map[string]map[string]*response{
-		"GET /things/{thing_id}/parts/{c}": {"200": {Content: map[string]json.RawMessage{"application/json": nil}}},
-		"PUT /a/{x}/b/{x}":                 {"204": {}},
-		"HEAD /ping":                       {},
+// spec is the prepared document of genSource's operations, with their
+// constraints.
+const spec = `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {
+  "/things/{thing_id}/parts/{c}": {"parameters": [{"$ref": "#/components/parameters/ThingID"}],
+    "get": {"parameters": [{"name": "c", "in": "path", "required": true, "schema": {"type": "integer", "enum": [1, 2]}}],
+      "responses": {"200": {"description": "ok", "content": {"application/json": {}}}}}},
+  "/things/{thing_id}": {"parameters": [{"$ref": "#/components/parameters/ThingID"}],
+    "put": {"requestBody": {"content": {"application/json; charset=utf-8": {"schema": {"$ref": "#/components/schemas/Thing"}}}},
+      "responses": {"204": {"description": "done"}}}},
+  "/ping": {"head": {"responses": {}}}},
+ "components": {
+  "parameters": {"ThingID": {"name": "thing_id", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^t-"}}},
+  "schemas": {
+   "Thing": {"allOf": [{"$ref": "#/components/schemas/Base"}], "properties": {"parts": {"type": "array", "maxItems": 2, "items": {"$ref": "#/components/schemas/Thing"}}, "free": {"type": "object"}}},
+   "Base": {"required": ["name"], "properties": {"name": {"type": "string"}}}}}}`
+
+func load(t *testing.T, doc string) *openapi3.T {
+	t.Helper()
+	d, err := openapi3.NewLoader().LoadFromData([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
 	}
-	out, err := generate([]byte(genSource), responses)
+	return d
+}
+
+// TestGenerate: each method of gen.ClientInterface gets its operation from
+// its request builder, never from its doc: the method and path template it
+// sends. It puts the operation in the context, checks a string path
+// argument as it is and any other as gen styles it, then calls gen; gen's
+// types are qualified and imported, and each response type names its
+// operation once. The table has each operation's successes, path
+// parameters and JSON bodies, with their constraints resolved: $refs,
+// allOf, a media type with parameters, an integer enum as the text gen
+// sends, a recursive schema; a schema that constrains nothing is left out.
+func TestGenerate(t *testing.T) {
+	out, err := generate([]byte(genSource), load(t, spec))
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := string(out)
 	for _, want := range []string{
 		`openapi_types "github.com/oapi-codegen/runtime/types"`,
-		"var All = []Operation{", // a slice: a spec sync must not change its type
-		`{Method: "GET", Path: "/things/{thing_id}/parts/{c}", PathParams: []string{"thing_id", "c"}, Statuses: map[int]Body{200: JSONBody}, Other2xx: NotDeclared},`,
-		`{Method: "PUT", Path: "/a/{x}/b/{x}", PathParams: []string{"x"}, Statuses: map[int]Body{204: AnyBody}, Other2xx: NotDeclared},`,
-		`{Method: "HEAD", Path: "/ping", Statuses: map[int]Body{}, Other2xx: SomeJSON},`,
-		"func (c_ *Client) GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *gen.GetThingParams, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {",
-		"if err := c_.check(&All[0], 0, pathText(thingID)); err != nil {",
-		"if err := c_.check(&All[0], 1, c); err != nil {",
-		"return c_.Clients[0].GetThing(ctx, thingID, c, params, reqEditors...)",
-		"if err := c.check(&All[1], 0, pathText(x)); err != nil {",
-		"return c.Clients[1].PutTwiceWithBody(ctx, x, contentType, body, reqEditors...)",
-		"func (c *Client) Ping(ctx context.Context, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {\n\treturn c.Clients[2].Ping(ctx, reqEditors...)",
-		"case *gen.PutTwiceResponse, gen.PutTwiceResponse:\n\t\treturn &All[1]",
+		`{Name: "GetThing", Method: "GET", Path: "/things/{thing_id}/parts/{c}", Params: []Param{{Name: "thing_id", Schema: 1}, {Name: "c", Schema: 2}}, Successes: map[int]Success{200: SuccessJSON}},`,
+		`{Name: "PutThing", Method: "PUT", Path: "/things/{thing_id}", Params: []Param{{Name: "thing_id", Schema: 1}}, Successes: map[int]Success{204: SuccessNoJSON}, Bodies: []Body{{MediaType: "application/json", Schema: 3}}},`,
+		`{Name: "Ping", Method: "HEAD", Path: "/ping", OtherSuccess: SuccessMayBeJSON},`,
+		`{Pattern: "^t-"}, // 1`,
+		`{Enum: []string{"1", "2"}}, // 2`,
+		`{Props: []Prop{{"parts", 5}}, AllOf: []int{4}}, // 3`,
+		`{Required: []string{"name"}}, // 4`,
+		`{Items: 3, MaxItems: atMost(2)}, // 5`,
+		"func (c_ *Client) GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *gen.GetThingParams, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {\n\tctx = c_.with(ctx, 0)",
+		`if pathParam0, err := runtime.StyleParamWithOptions("simple", false, "thing_id", thingID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"}); err != nil {`,
+		"} else if err := c_.styled(0, 0, pathParam0); err != nil {",
+		"if err := c_.path(0, 1, c); err != nil {",
+		"return c_.gen.GetThing(ctx, thingID, c, params, reqEditors...)",
+		"return c.gen.PutThingWithBody(ctx, thingID, contentType, body, reqEditors...)",
+		"func (c *Client) Ping(ctx context.Context, reqEditors ...gen.RequestEditorFn) (*http.Response, error) {\n\tctx = c.with(ctx, 2)\n\treturn c.gen.Ping(ctx, reqEditors...)",
+		"case *gen.PutThingResponse, gen.PutThingResponse:\n\t\treturn &all[1]",
 	} {
-		if !strings.Contains(src, want) {
+		if !strings.Contains(strings.Join(strings.Fields(src), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("the output lacks %q:\n%s", want, src)
 		}
 	}
-	if _, err := generate([]byte(strings.Replace(genSource, "Corresponds with HEAD", "Sends HEAD", 2)), responses); err == nil || !strings.Contains(err.Error(), "Ping: its doc names no operation") {
-		t.Errorf("a method whose doc names no operation: %v", err)
+	if strings.Contains(src, "free") {
+		t.Error("a property without constraints is in the table")
 	}
-	delete(responses, "HEAD /ping")
-	if _, err := generate([]byte(genSource), responses); err == nil || !strings.Contains(err.Error(), "HEAD /ping is not in the spec") {
-		t.Errorf("an operation the spec lacks: %v", err)
+}
+
+// TestGenerateRefuses: a builder whose method and path the spec lacks, and
+// a method without a builder, fail generation, naming the method.
+func TestGenerateRefuses(t *testing.T) {
+	for name, c := range map[string]struct{ src, spec, want string }{
+		"an operation the spec lacks": {genSource, strings.Replace(spec, `"/ping": {"head"`, `"/ping": {"get"`, 1), `Ping: its request builder sends HEAD "/ping", which is 0 operations of the spec`},
+		"no builder":                  {strings.Replace(genSource, "NewPingRequest(c.Server)", "nothing()", 1), spec, "Ping: no request builder"},
+	} {
+		if _, err := generate([]byte(c.src), load(t, c.spec)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
 	}
 }
 
@@ -96,33 +193,36 @@ func TestGenerate(t *testing.T) {
 // that declares no response takes any 2xx; a response's body is JSON only,
 // JSON among others, or no JSON ($refs followed).
 func TestSuccesses(t *testing.T) {
-	spec := `{"paths":{"/x":{"parameters":[],"get":{"responses":{
-		"200":{"content":{"application/json":{}}},
-		"202":{"content":{"text/plain":{},"Application/Problem+JSON":{}}},
-		"204":{"description":"gone"},
-		"2XX":{"content":{"application/json":{}}},
-		"default":{"content":{"text/plain":{}}}}},
-	  "put":{"responses":{"default":{"$ref":"#/components/responses/Any"},"404":{}}},
-	  "post":{}}},
-	 "components":{"responses":{"Any":{"content":{"application/json":{}}}}}}`
-	file := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	responses, err := declaredResponses(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for key, want := range map[string][2]string{
-		"GET /x":  {"200: JSONBody, 202: SomeJSON, 204: AnyBody", "JSONBody"},
-		"PUT /x":  {"", "JSONBody"},
-		"POST /x": {"", "SomeJSON"},
+	doc := load(t, `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/x": {
+		"get": {"responses": {
+			"200": {"description": "", "content": {"application/json": {}}},
+			"202": {"description": "", "content": {"text/plain": {}, "Application/Problem+JSON": {}}},
+			"204": {"description": "gone"},
+			"2XX": {"description": "", "content": {"application/json": {}}},
+			"default": {"description": "", "content": {"text/plain": {}}}}},
+		"put": {"responses": {"default": {"$ref": "#/components/responses/Any"}, "404": {"description": ""}}},
+		"post": {"responses": {"default": {"description": ""}, "201": {"description": ""}}}}},
+	 "components": {"responses": {"Any": {"description": "", "content": {"application/json": {}}}}}}`)
+	for method, want := range map[string]struct {
+		statuses map[int]string
+		other    string
+	}{
+		"GET":  {map[int]string{200: "SuccessJSON", 202: "SuccessMayBeJSON", 204: "SuccessNoJSON"}, "SuccessJSON"},
+		"PUT":  {map[int]string{}, "SuccessJSON"},
+		"POST": {map[int]string{201: "SuccessNoJSON"}, "NotASuccess"},
 	} {
-		if statuses, other := successes(responses[key]); statuses != want[0] || other != want[1] {
-			t.Errorf("%s: %q, %s; want %q, %s", key, statuses, other, want[0], want[1])
+		statuses := map[int]string{}
+		other := successes(doc.Paths.Value("/x").GetOperation(method).Responses, statuses)
+		if other != want.other || len(statuses) != len(want.statuses) {
+			t.Errorf("%s: %v, %s; want %v, %s", method, statuses, other, want.statuses, want.other)
+		}
+		for code, k := range want.statuses {
+			if statuses[code] != k {
+				t.Errorf("%s %d: %s, want %s", method, code, statuses[code], k)
+			}
 		}
 	}
-	if statuses, other := successes(map[string]*response{"default": {}, "201": {}}); statuses != "201: AnyBody" || other != "NotDeclared" {
-		t.Errorf(`"default" beside a 2xx: %q, %s`, statuses, other)
+	if other := successes(openapi3.NewResponses(), map[int]string{}); other != "SuccessMayBeJSON" {
+		t.Errorf("no response declared: %s", other)
 	}
 }
