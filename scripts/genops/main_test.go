@@ -24,7 +24,7 @@ import (
 )
 
 type ClientInterface interface {
-	// GetThing Corresponds with HEAD /ping (the ` + "`Ping`" + ` operationId).
+	// GetThing performs a HEAD /ping (the ` + "`Ping`" + ` operationId) request: a doc that names another operation.
 	GetThing(ctx context.Context, thingID openapi_types.UUID, c string, params *GetThingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 	PutThingWithBody(ctx context.Context, thingID openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 	PutThing(ctx context.Context, thingID openapi_types.UUID, body PutThingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)

@@ -1,10 +1,11 @@
-package tensorpool_test
+package hostile_test
 
-// This test runs in a copy of the repository whose openapi.json holds the
-// operations of testdata/hostile/operations.json beside the vendored ones,
-// GetRequestInfo's description quoting attach's "Corresponds with" line,
-// and created_at as a date-time (internal/specgrowth, TestHostileDocument).
-// Each case is a defect of issue 40, reproduced through NewClient.
+// This test runs, as package hostile, in a copy of the repository whose
+// openapi.json holds the operations of testdata/hostile/operations.json
+// beside the vendored ones, GetRequestInfo's description quoting attach's
+// "Corresponds with" line, and created_at as a date-time
+// (internal/specgrowth, TestHostileDocument). Each case is a defect of
+// issue 40, reproduced through NewClient.
 
 import (
 	"context"
