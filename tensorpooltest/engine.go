@@ -1,6 +1,8 @@
 package tensorpooltest
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,10 +20,10 @@ const DefaultAPIKey = "tp-test-key"
 // above any body the spec describes.
 const maxBody = 1 << 20
 
-// Engine is an in-memory TensorPool API. It serves every operation of its
-// OpenAPI document: the ones it models with their documented behaviour, the
-// others with 501 Not Implemented. It validates every request and response
-// against the document.
+// Engine is an in-memory TensorPool API. It answers every operation of its
+// OpenAPI document: the ones it models with their documented behaviour,
+// the others as the document says. It validates every request and
+// response against the document.
 //
 // An Engine is an http.Handler (serve it with httptest or http.Server) and an
 // http.RoundTripper (use it in-process, without sockets, for example inside
@@ -38,10 +40,11 @@ type Engine struct {
 	storages   map[string]*Storage
 	clusters   map[string]*Cluster
 	requests   map[string]*asyncRequest
-	order      []*asyncRequest    // in creation order
-	queued     []Lifecycle        // for the next requests, first come first served
-	faults     map[string][]Fault // by operation key
-	calls      map[string]int     // by operation key
+	order      []*asyncRequest      // in creation order
+	queued     []Lifecycle          // for the next requests, first come first served
+	faults     map[string][]Fault   // by operation key
+	answers    map[string][]Answer  // by operation key
+	sent       map[string][]Request // by operation key
 	violations []Violation
 }
 
@@ -56,7 +59,8 @@ func New(opts ...Option) *Engine {
 		clusters: map[string]*Cluster{},
 		requests: map[string]*asyncRequest{},
 		faults:   map[string][]Fault{},
-		calls:    map[string]int{},
+		answers:  map[string][]Answer{},
+		sent:     map[string][]Request{},
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -96,18 +100,10 @@ func (e *Engine) Violations() []Violation {
 	return append([]Violation(nil), e.violations...)
 }
 
-// Calls returns how many requests reached the operation op, faults
-// included: op is its "METHOD /path" key ("GET /request/info/{request_id}"),
-// its operationId, or its name in gen ("GetRequestInfo"). Retries are
-// counted one by one. Like InjectFault, it panics if the document has no
-// such operation, so a misspelt op cannot pass for an operation never
-// called, or if op names several equally closely.
-func (e *Engine) Calls(op string) int {
-	key := e.spec.key("Calls", op)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.calls[key]
-}
+// Calls returns how many requests reached the operation op, faults and
+// retries included: len(Requests(op)). op is named as for InjectFault, and
+// a misspelt one panics, so it cannot pass for an operation never called.
+func (e *Engine) Calls(op string) int { return len(e.received("Calls", op)) }
 
 // result is a response before it is written, so it can be validated and
 // replaced by a fault first.
@@ -133,18 +129,8 @@ func jsonResult(status int, v any) *result {
 	return &result{status: status, header: h, body: b}
 }
 
-// errorResult is an error response.
-//
-// Guess: the spec declares 400, 403, 404, 409 and 500 without content. The
-// engine answers them the way FastAPI's HTTPException does, with
-// {"detail": "<message>"} as application/json (the third-party Swift client
-// decodes ErrorResponse{detail,message}, which agrees).
-func errorResult(status int, format string, args ...any) *result {
-	return jsonResult(status, map[string]string{"detail": fmt.Sprintf(format, args...)})
-}
-
 func methodNotAllowed(allow ...string) *result {
-	res := errorResult(http.StatusMethodNotAllowed, "Method Not Allowed")
+	res := jsonResult(http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
 	res.header["Allow"] = allow
 	return res
 }
@@ -173,14 +159,22 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 	if rt == nil {
 		// Guess: FastAPI's answer to a path it does not route. There is no
 		// operation to validate against.
-		return errorResult(http.StatusNotFound, "Not Found"), nil
+		return jsonResult(http.StatusNotFound, map[string]string{"detail": "Not Found"}), nil
 	}
 
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return nil, err
+	}
 	e.mu.Lock()
-	e.calls[rt.key]++
+	e.record(rt, r, body)
 	var f Fault // the zero Fault changes nothing
 	if q := e.faults[rt.key]; len(q) > 0 {
 		f, e.faults[rt.key] = q[0], q[1:]
+	}
+	var a *Answer
+	if q := e.answers[rt.key]; len(q) > 0 {
+		a, e.answers[rt.key] = &q[0], q[1:]
 	}
 	e.mu.Unlock()
 
@@ -198,18 +192,21 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 	case f.Drop && !f.Process:
 		return nil, errDropped
 	case f.Status != 0 && !f.Process:
-		res = f.result()
+		res = f.result(rt)
 	default:
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-		if err != nil {
-			return nil, err
+		if a != nil {
+			hr := r.Clone(r.Context())
+			hr.Header.Del("Authorization")
+			hr.Body = io.NopCloser(bytes.NewReader(body))
+			res = a.result(e, rt, hr, params)
+		} else {
+			res = e.answer(r, rt, params, body)
 		}
-		res = e.answer(r, rt, params, body)
 		if f.Drop {
 			return nil, errDropped // the work is done, the answer lost
 		}
 		if f.Status != 0 {
-			res = f.result()
+			res = f.result(rt)
 		}
 	}
 	res = f.mangle(res)
@@ -224,29 +221,27 @@ func (e *Engine) answer(r *http.Request, rt *route, params map[string]string, bo
 	authed, invalid := e.validateRequest(r, rt, params, body)
 	if !authed {
 		// The seeds: every endpoint but /healthz requires the key; attach
-		// and destroy declare 403 "Access denied" (and no 401). Guess: the
-		// body's wording. The message never repeats what the client sent.
-		res := errorResult(http.StatusForbidden, "Access denied: missing or wrong API key")
-		// Guess: an operation that declares no 403 (request info) answers a
-		// bad key as the others do.
-		res.undeclared = true
+		// and destroy declare 403 "Access denied" (and no 401). The
+		// operation's declared 401 or 403 answers, else 403 (SpecProblems
+		// says so). Guess: the wording. It never repeats what was sent.
+		const msg = "Access denied: missing or wrong API key"
+		res := rt.failure(cmp.Or(rt.unauthorized, http.StatusForbidden), msg, msg)
+		res.undeclared = rt.unauthorized == 0
 		return res
 	}
 	if len(invalid) > 0 {
-		return jsonResult(http.StatusUnprocessableEntity, map[string]any{"detail": invalid})
-	}
-	h, ok := handlers[rt.key]
-	if !ok {
-		res := errorResult(http.StatusNotImplemented,
-			"tensorpooltest: operation %s is in the OpenAPI document but the engine does not implement it", rt.opName())
-		res.undeclared = true
+		res := rt.failure(rt.invalid, invalid, "Invalid request: "+invalid[0].Msg)
+		res.undeclared = rt.declared(rt.invalid) == 0
 		return res
 	}
 	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.advance(now)
-	return h(e, &call{now: now, params: params, body: body})
+	if h, ok := handlers[rt.key]; ok {
+		return h(e, &call{now: now, params: params, body: body, rt: rt})
+	}
+	return e.fromDocument(rt, now, params)
 }
 
 // call is what a handler gets: the validated request.
@@ -254,13 +249,21 @@ type call struct {
 	now    time.Time
 	params map[string]string
 	body   []byte
+	rt     *route
+}
+
+// fail is the operation's error answer with status and the message.
+func (c *call) fail(status int, format string, args ...any) *result {
+	msg := fmt.Sprintf(format, args...)
+	return c.rt.failure(status, msg, msg)
 }
 
 // handler runs one operation with e.mu held.
 type handler func(e *Engine, c *call) *result
 
-// handlers are the operations the engine models, by operation key. An
-// operation of the document that is not here answers 501.
+// handlers are the operations the engine models, by operation key. Any
+// other operation of the document answers as the document says
+// (fromDocument).
 var handlers = map[string]handler{
 	"POST /storage/attach":           (*Engine).storageAttach,
 	"DELETE /storage/{storage_id}":   (*Engine).storageDestroy,

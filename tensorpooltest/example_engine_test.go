@@ -40,15 +40,18 @@ func uuidRequestIDs() []byte {
 	})
 }
 
-// A newer upstream document may have operations the engine does not model
-// yet: they are routed and validated, and answer 501 naming the operation,
-// so code generated from the bigger document still compiles and runs.
+// A newer upstream document may have operations the engine does not model:
+// they are routed, authenticated and validated, and answer as the document
+// says, here with a value built from the schema.
 func ExampleWithSpec() {
 	bigger := editedSpec(func(doc map[string]any) {
 		doc["paths"].(map[string]any)["/storage/list"] = map[string]any{"get": map[string]any{
 			"operationId": "storage_list",
-			"responses":   map[string]any{"200": map[string]any{"description": "The organization's volumes"}},
-			"security":    []any{map[string]any{"HTTPBearer": []any{}}},
+			"responses": map[string]any{"200": map[string]any{"description": "The organization's volumes",
+				"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
+					"type": "object", "required": []any{"storage_ids"}, "properties": map[string]any{"storage_ids": map[string]any{
+						"type": "array", "minItems": 1, "items": map[string]any{"type": "string", "pattern": "^s-[0-9]{3}$"}}}}}}}},
+			"security": []any{map[string]any{"HTTPBearer": []any{}}},
 		}}
 	})
 	e := tensorpooltest.New(tensorpooltest.WithSpec(bigger))
@@ -58,7 +61,7 @@ func ExampleWithSpec() {
 	w := httptest.NewRecorder()
 	e.ServeHTTP(w, req)
 	fmt.Println(w.Code, w.Body)
-	// Output: 501 {"detail":"tensorpooltest: operation storage_list (GET /storage/list) is in the OpenAPI document but the engine does not implement it"}
+	// Output: 200 {"storage_ids":["s-000"]}
 }
 
 // RoundTrip answers in-process, whatever the host; a dropped connection is
@@ -429,4 +432,6 @@ func ExampleEngine_SpecProblems() {
 	// Output:
 	// invalid info: value of version must be a non-empty string
 	// invalid paths: invalid path /ping: invalid operation GET: security requirement /paths/~1ping/get/security/0/Missing refers to undefined security scheme "Missing"
+	// GET /ping declares no status for a request that breaks the document: the engine answers 422
+	// GET /ping declares no status for a missing or wrong credential: the engine answers 403
 }

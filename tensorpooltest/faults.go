@@ -83,8 +83,8 @@ func (e *Engine) InjectFault(op string, n int, f Fault) {
 	}
 }
 
-// ClearFaults drops every injected fault not yet used, for the next
-// scenario, and returns how many there were.
+// ClearFaults drops every injected fault and scripted answer (Respond) not
+// yet used, for the next scenario, and returns how many there were.
 func (e *Engine) ClearFaults() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -92,18 +92,23 @@ func (e *Engine) ClearFaults() int {
 	for _, q := range e.faults {
 		n += len(q)
 	}
+	for _, q := range e.answers {
+		n += len(q)
+	}
 	clear(e.faults)
+	clear(e.answers)
 	return n
 }
 
-// result is a Status fault's answer.
-func (f Fault) result() *result {
+// result is a Status fault's answer to a request of rt: {"detail": ...},
+// or the body the document declares for the status.
+func (f Fault) result(rt *route) *result {
 	msg := fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status))
-	res := errorResult(f.Status, "%s", msg)
-	if f.Status == http.StatusUnprocessableEntity {
-		// The shape every operation declares for 422.
-		res = jsonResult(f.Status, map[string]any{"detail": []validationItem{{Loc: []any{"body"}, Msg: msg, Type: "value_error"}}})
+	var detail any = msg
+	if f.Status == http.StatusUnprocessableEntity { // FastAPI's shape for 422
+		detail = []validationItem{{Loc: []any{"body"}, Msg: msg, Type: "value_error"}}
 	}
+	res := rt.failure(f.Status, detail, msg)
 	if f.RetryAfter != "" {
 		res.header.Set("Retry-After", f.RetryAfter)
 	}

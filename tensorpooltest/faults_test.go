@@ -245,13 +245,12 @@ func TestFaultAnswersAreValidated(t *testing.T) {
 				req := httptest.NewRequest("DELETE", "/storage/s-1", nil)
 				w := httptest.NewRecorder()
 				e.ServeHTTP(w, req)
-				if w.Code != want {
-					t.Fatalf("status %d, want %d", w.Code, want)
+				if w.Code != want || want == 503 && !strings.Contains(w.Body.String(), `"retry_in"`) {
+					t.Fatalf("status %d %s, want %d (a 503 with the retry_in its schema requires)", w.Code, w.Body, want)
 				}
 			}
-			v := e.Violations()
-			if len(v) != 1 || v[0].Status != 503 || !strings.Contains(v[0].Error(), "retry_in") || strings.Contains(v[0].Error(), "Retry-After") {
-				t.Fatalf("violations %v, want one: the 503 body lacks retry_in (and nothing about Retry-After or the undeclared 502)", v)
+			if v := e.Violations(); len(v) != 0 {
+				t.Fatalf("violations %v, want none: the 503's body is the document's, and Retry-After and the undeclared 502 are the test's", v)
 			}
 		})
 	}
@@ -345,7 +344,7 @@ func TestOperationNamedTwice(t *testing.T) {
 	}
 	e.InjectFault("listItems", 1, tensorpooltest.Fault{Status: 503})
 	e.InjectFault("ListThings", 1, tensorpooltest.Fault{Status: 502})
-	for path, want := range map[string]int{"/items": 501, "/v2/items": 503, "/things": 501, "/v2/things": 502} {
+	for path, want := range map[string]int{"/items": 200, "/v2/items": 503, "/things": 200, "/v2/things": 502} {
 		w := httptest.NewRecorder()
 		e.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
 		if w.Code != want {

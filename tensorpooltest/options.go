@@ -88,7 +88,7 @@ func WithViolationHandler(f func(Violation)) Option {
 
 // WithSpec replaces the vendored openapi.json with another OpenAPI document
 // (3.0 or 3.1, JSON or YAML), for example a newer upstream one: its
-// operations the engine does not model answer 501. New panics if the
+// operations the engine does not model answer as it says. New panics if the
 // document does not load, or if an operation the engine models is invalid
 // but for its examples and defaults; what is wrong elsewhere, and those,
 // is tolerated and reported (Engine.SpecProblems).

@@ -114,6 +114,7 @@ type asyncRequest struct {
 	typ       gen.RequestType
 	volume    *Storage
 	cluster   *Cluster // an attach's target; nil for a destroy
+	object    string   // its object_id: the volume's, or the first path parameter of an operation the engine does not model
 	created   time.Time
 	lifecycle Lifecycle
 	effect    func() // applies the change, once, with e.mu held, if the request completes
@@ -134,6 +135,9 @@ func (e *Engine) newRequest(now time.Time, typ gen.RequestType, s *Storage, cl *
 		// ids are "req_" and a counter, unique per engine.
 		id:  fmt.Sprintf("req_%06d", len(e.order)+1),
 		typ: typ, volume: s, cluster: cl, created: now, lifecycle: l,
+	}
+	if s != nil {
+		r.object = s.ID
 	}
 	e.requests[r.id] = r
 	e.order = append(e.order, r)
@@ -176,7 +180,7 @@ func (e *Engine) advance(now time.Time) {
 			r.ended = true
 			// Guess: a FAILED request changes nothing (no partial attach);
 			// the seeds only say FAILED is terminal.
-			if p.Status == gen.RequestStatusCOMPLETED {
+			if p.Status == gen.RequestStatusCOMPLETED && r.effect != nil {
 				r.effect()
 			}
 		}
@@ -190,7 +194,7 @@ func (e *Engine) requestInfo(c *call) *result {
 	if !ok {
 		// Guess: the spec declares only 200 and 422 here; an unknown id
 		// answers 404 like the other operations' "not found".
-		res := errorResult(http.StatusNotFound, "Request %s not found", id)
+		res := c.fail(http.StatusNotFound, "Request %s not found", id)
 		res.undeclared = true
 		return res
 	}
@@ -215,7 +219,7 @@ func (e *Engine) requestInfo(c *call) *result {
 		// Guess: "ISO format" in the spec; RFC 3339 in UTC with
 		// microseconds, close to Python's datetime.isoformat().
 		"created_at":       r.created.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
-		"object_id":        r.volume.ID, // Guess: the spec says "cluster/storage"
+		"object_id":        nullable(r.object), // Guess: the spec says "cluster/storage"
 		"external_message": nullable(msg),
 	})
 	if !terminal(phase.Status) {

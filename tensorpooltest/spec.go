@@ -17,15 +17,18 @@ import (
 
 	tensorpool "github.com/tensorpool/tensorpool-go"
 	"github.com/tensorpool/tensorpool-go/internal/opname"
+	"github.com/tensorpool/tensorpool-go/internal/synth"
 )
 
 // spec is a parsed OpenAPI document, the routes of its operations and what
 // its validation tolerates (Engine.SpecProblems). It is read-only once
 // built, so engines share it.
 type spec struct {
-	doc      *openapi3.T
-	routes   []*route // in kin-openapi's matching order: literal segments first
-	problems []error
+	doc          *openapi3.T
+	routes       []*route // in kin-openapi's matching order: literal segments first
+	problems     []error
+	synth        synth.Builder // builds the values the document does not give
+	requestTypes []string      // the request info's request_type enum, for the async model; nil: no request info
 }
 
 // route is one operation of the document.
@@ -34,6 +37,10 @@ type route struct {
 	re     *regexp.Regexp // matches the escaped request path
 	params []string       // path parameter names, in order
 	kr     *routers.Route // what openapi3filter validates against
+
+	synth                          synth.Builder
+	canned                         map[string]*canned // by response key: "200", "2XX", "default"
+	success, invalid, unauthorized int                // its answer, to a request that breaks the document, to a bad key (0: none declared)
 }
 
 // specs holds each document's spec, built once per process: building one
@@ -56,6 +63,11 @@ func buildSpec(data []byte) (*spec, error) {
 		return nil, fmt.Errorf("tensorpooltest: loading OpenAPI document: %w", err)
 	}
 	s := &spec{doc: doc}
+	doc.SetStringFormatValidators(synth.Formats)
+	s.synth.Opts = []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidators(synth.Formats)}
+	if doc.IsOpenAPI31OrLater() {
+		s.synth.Opts = append(s.synth.Opts, openapi3.EnableJSONSchema2020())
+	}
 	// Only what the engine serves must be valid, and only as far as serving
 	// needs: kin-openapi's options drop examples and defaults, which the
 	// engine never reads. The rest of a real document is reported
@@ -99,6 +111,7 @@ func buildSpec(data []byte) (*spec, error) {
 		item := doc.Paths.Value(path)
 		ops := item.Operations()
 		for _, method := range slices.SortedFunc(maps.Keys(ops), compareMethods) {
+			pairParams(item, ops[method], params)
 			s.routes = append(s.routes, &route{
 				key:    method + " " + path,
 				re:     re,
@@ -107,7 +120,41 @@ func buildSpec(data []byte) (*spec, error) {
 			})
 		}
 	}
+	for _, rt := range s.routes {
+		rt.synth = s.synth
+		s.prepare(rt)
+		if c := rt.canned["200"]; rt.key == "GET /request/info/{request_id}" && c != nil && c.schema != nil {
+			if t := c.schema.Properties["request_type"]; t != nil && t.Value != nil {
+				for _, v := range t.Value.Enum {
+					s.requestTypes = append(s.requestTypes, fmt.Sprint(v))
+				}
+			}
+		}
+	}
 	return s, nil
+}
+
+// pairParams gives a path parameter declared under another name than its
+// template's (OpenAI's {certificate_id} beside cert_id) the template's
+// name, in the engine's copy of op, in order: the name is not on the wire.
+// scripts/specprep does the same for the generator.
+func pairParams(item *openapi3.PathItem, op *openapi3.Operation, names []string) {
+	all := slices.Concat(item.Parameters, op.Parameters)
+	var missing []string
+	for _, n := range names {
+		if !slices.ContainsFunc(all, func(p *openapi3.ParameterRef) bool {
+			return p.Value != nil && p.Value.In == openapi3.ParameterInPath && p.Value.Name == n
+		}) {
+			missing = append(missing, n)
+		}
+	}
+	for i, ref := range op.Parameters {
+		if len(missing) > 0 && ref.Value != nil && ref.Value.In == openapi3.ParameterInPath && !slices.Contains(names, ref.Value.Name) {
+			p := *ref.Value
+			p.Name, missing = missing[0], missing[1:]
+			op.Parameters[i] = &openapi3.ParameterRef{Value: &p}
+		}
+	}
 }
 
 // methodOrder is the order of the Path Item Object's fields in the OpenAPI
@@ -125,11 +172,9 @@ func compareMethods(a, b string) int {
 }
 
 // Operations lists the operations of the engine's OpenAPI document as
-// "METHOD /path" keys (the form InjectFault and Calls take), in matching
-// order: paths as kin-openapi matches them (fewer parameters first), and
-// the methods of a path in the order of the OpenAPI Path Item Object (GET,
-// PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE), which is also the order
-// of a 405 answer's Allow header.
+// "METHOD /path" keys (the form InjectFault, Respond and Calls take), paths
+// as kin-openapi matches them (fewer parameters first), and a path's
+// methods in the Path Item Object's order, that of a 405's Allow header.
 func (e *Engine) Operations() []string {
 	keys := make([]string, 0, len(e.spec.routes))
 	for _, r := range e.spec.routes {
@@ -163,6 +208,16 @@ func (s *spec) find(method string, u *url.URL) (*route, map[string]string, []str
 	}
 	slices.SortFunc(allow, compareMethods) // template twins may list a method each
 	return nil, nil, slices.Compact(allow)
+}
+
+// route returns the operation whose key is key, or nil.
+func (s *spec) route(key string) *route {
+	for _, r := range s.routes {
+		if r.key == key {
+			return r
+		}
+	}
+	return nil
 }
 
 // opName names an operation for messages: its operationId and its key.
@@ -245,13 +300,15 @@ func flatten(err error) []error {
 	return out
 }
 
-// SpecProblems returns what validation of the engine's whole OpenAPI
-// document found wrong, which New tolerates: any problem outside the
-// operations the engine models (those operations answer 501 anyway), and
-// invalid examples and defaults anywhere, in the modelled operations and
-// the components they use too (the engine never reads them). Any other
-// problem in a modelled operation is New's panic, never in this list. Paths
-// that differ only in their template names are no problem, but kin-openapi
+// SpecProblems returns what the engine found wrong in its whole OpenAPI
+// document, which New tolerates: any problem kin-openapi's validation finds
+// outside the operations the engine models, and invalid examples and
+// defaults anywhere. It also lists each schema for which no value was
+// found (by its JSON pointer: its operation answers the closest value, and
+// records a Violation), and each operation that declares no status for a
+// request that breaks the document, or for a bad key. Any other problem in
+// a modelled operation is New's panic, never in this list. Paths that
+// differ only in their template names are no problem, but kin-openapi
 // validates the operations of only the first of them. For a test to read,
 // or to require none.
 func (e *Engine) SpecProblems() []error { return slices.Clone(e.spec.problems) }

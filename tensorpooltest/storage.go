@@ -160,43 +160,43 @@ func (e *Engine) storageAttach(c *call) *result {
 	// free (409).
 	var req gen.StorageAttachRestRequest
 	if err := json.Unmarshal(c.body, &req); err != nil { // possible with WithSpec's document
-		return errorResult(http.StatusBadRequest, "Invalid request: %v", err)
+		return c.fail(http.StatusBadRequest, "Invalid request: %v", err)
 	}
 	// The seed: "Storage ID to attach (must start with 's-')"; a bad id is
 	// a 400 "Invalid request", since the schema itself has no pattern.
 	if !strings.HasPrefix(req.StorageID, "s-") {
-		return errorResult(http.StatusBadRequest, "Invalid request: storage id %q must start with 's-'", req.StorageID)
+		return c.fail(http.StatusBadRequest, "Invalid request: storage id %q must start with 's-'", req.StorageID)
 	}
 	s, ok := e.storages[req.StorageID]
 	if !ok {
-		return errorResult(http.StatusNotFound, "Storage %s not found", req.StorageID)
+		return c.fail(http.StatusNotFound, "Storage %s not found", req.StorageID)
 	}
 	var targets []*Cluster
 	for i, id := range req.ClusterIDs {
 		// Guess: a cluster listed twice is an invalid request (the vendored
 		// spec allows one id; a bigger spec may allow more).
 		if slices.Contains(req.ClusterIDs[:i], id) {
-			return errorResult(http.StatusBadRequest, "Invalid request: cluster %s listed twice", id)
+			return c.fail(http.StatusBadRequest, "Invalid request: cluster %s listed twice", id)
 		}
 		cl, ok := e.clusters[id]
 		if !ok {
-			return errorResult(http.StatusNotFound, "Cluster %s not found", id)
+			return c.fail(http.StatusNotFound, "Cluster %s not found", id)
 		}
 		targets = append(targets, cl)
 	}
 	for _, cl := range targets {
 		if cl.Ineligible {
-			return errorResult(http.StatusBadRequest, "Cluster %s is not eligible for storage attachment", cl.ID)
+			return c.fail(http.StatusBadRequest, "Cluster %s is not eligible for storage attachment", cl.ID)
 		}
 	}
 	if s.NotReady {
-		return errorResult(http.StatusConflict, "Storage %s is not ready", s.ID)
+		return c.fail(http.StatusConflict, "Storage %s is not ready", s.ID)
 	}
 	// Guess: a volume with a request in flight (an attach or a destroy not
 	// yet terminal) is refused with 409 too, the seed's "storage not ready"
 	// read broadly; the message says busy, since the volume is provisioned.
 	if id := e.busy(s, nil); id != "" {
-		return errorResult(http.StatusConflict, "Storage %s is busy: request %s is in progress", s.ID, id)
+		return c.fail(http.StatusConflict, "Storage %s is busy: request %s is in progress", s.ID, id)
 	}
 	for _, cl := range targets {
 		// Guess: the seed's "Cluster already has storage attached" is read
@@ -204,7 +204,7 @@ func (e *Engine) storageAttach(c *call) *result {
 		// and an attach in flight to it counts. A volume may be attached to
 		// several clusters (destroy's 409 says "attached to clusters").
 		if cl.Storage != "" || e.busy(nil, cl) != "" {
-			return errorResult(http.StatusConflict, "Cluster %s already has storage attached", cl.ID)
+			return c.fail(http.StatusConflict, "Cluster %s already has storage attached", cl.ID)
 		}
 	}
 	var ids []string
@@ -231,25 +231,25 @@ func (e *Engine) storageDestroy(c *call) *result {
 	// rule of attach's storage_id; the checks run in the order below.
 	id := c.params["storage_id"]
 	if !strings.HasPrefix(id, "s-") {
-		return errorResult(http.StatusBadRequest, "Invalid storage ID format: %q must start with 's-'", id)
+		return c.fail(http.StatusBadRequest, "Invalid storage ID format: %q must start with 's-'", id)
 	}
 	s, ok := e.storages[id]
 	if !ok {
-		return errorResult(http.StatusNotFound, "Storage %s not found", id)
+		return c.fail(http.StatusNotFound, "Storage %s not found", id)
 	}
 	if s.DeletionProtection {
-		return errorResult(http.StatusConflict, "Storage %s has deletion protection enabled", id)
+		return c.fail(http.StatusConflict, "Storage %s has deletion protection enabled", id)
 	}
 	// Guess: the wording of the spec's "storage attached to clusters" 409.
 	if len(s.AttachedTo) > 0 {
-		return errorResult(http.StatusConflict, "Storage %s is attached to clusters %s", id, strings.Join(s.AttachedTo, ", "))
+		return c.fail(http.StatusConflict, "Storage %s is attached to clusters %s", id, strings.Join(s.AttachedTo, ", "))
 	}
 	// Guess: the seed's destroy outcomes have no "not ready", so a volume
 	// still provisioning (NotReady) may be destroyed. A request in flight
 	// (an attach, or an earlier destroy) blocks a destroy with 409, like
 	// "still attached".
 	if busy := e.busy(s, nil); busy != "" {
-		return errorResult(http.StatusConflict, "Storage %s is busy: request %s is in progress", id, busy)
+		return c.fail(http.StatusConflict, "Storage %s is busy: request %s is in progress", id, busy)
 	}
 	r := e.newRequest(c.now, gen.RequestTypeSTORAGEDESTROY, s, nil)
 	r.pendingMsg = fmt.Sprintf("Destroying storage %s", id)

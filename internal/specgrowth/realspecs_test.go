@@ -24,7 +24,7 @@ DELETE /storage/{storage_id} the response property ` + "`request_id`" + ` became
 `
 
 // stages are what TestRealSpecs runs on each real document, in order.
-var stages = []string{"merge", "prepare", "update-spec", "build", "vet", "engine seed flow", "tests"}
+var stages = []string{"merge", "prepare", "update-spec", "build", "vet", "engine seed flow", "every operation", "tests"}
 
 // TestRealSpecs runs the whole pipeline on each real document of
 // testdata/specs (its README says where each comes from): merged with
@@ -32,10 +32,11 @@ var stages = []string{"merge", "prepare", "update-spec", "build", "vet", "engine
 // repository, `make update-spec` from the file (it prepares, generates,
 // loads the engine and checks that gen/ and go.mod are what the pinned
 // generator and go mod tidy write), then build, vet, the engine's seed flow (the
-// quickstart, against the engine serving the merged document) and the
-// project's tests, but the one naming the new operations without a
-// contract test (expected growth). It prints one row per document: each
-// stage's result and time, and update-spec's verdict.
+// quickstart, against the engine serving the merged document), every
+// operation answered as the document says (TestEveryOperationAnswers,
+// through NewClient and a raw client: its counts go in the row) and the
+// project's tests. It prints one row per document: each stage's result and
+// time, and update-spec's verdict.
 func TestRealSpecs(t *testing.T) {
 	if os.Getenv(specsEnv) == "" {
 		t.Skip("make check-specs runs it (" + specsEnv + "=1)")
@@ -121,7 +122,11 @@ func TestRealSpecs(t *testing.T) {
 			if out, ok := stage("engine seed flow", dir, "go", "run", "./examples/quickstart"); ok && !strings.Contains(out, "Done:") {
 				t.Errorf("the quickstart did not finish:\n%s", out)
 			}
-			stage("tests", dir, "go", "test", "-count=1", "-skip", "^"+ContractCoverageTest+"$", "./...")
+			out, _ = stage("every operation", dir, "go", "test", "-count=1", "-run", "^TestEveryOperationAnswers$", "-v", "./tensorpooltest")
+			if m := regexp.MustCompile(`every operation: (\d+) operations, (\d+) answered.*\((\d+) with a success\), (\d+) declared statuses reached`).FindStringSubmatch(out); m != nil {
+				results["every operation"] += fmt.Sprintf(": %s ops, %s answered (%s 2xx), %s statuses", m[1], m[2], m[3], m[4])
+			}
+			stage("tests", dir, "go", "test", "-count=1", "./...")
 		})
 	}
 }

@@ -216,14 +216,14 @@ func TestSpecDiffGate(t *testing.T) {
 // they were, naming which failed and its message; one the engine cannot
 // load is written, naming the engine's error; one hand-written code no
 // longer compiles against names the compile error, not the engine; one
-// that only grows, with no checks, says nothing was checked. Checks that
-// fail only on the expected growth (the missing contract test) pass; a
-// failure the growth does not explain (here a panic outside any test, with
-// no "--- FAIL" line) fails. The checks of the last cases are verdictCheck,
+// that only grows, with no checks, says nothing was checked, and lists the
+// new operation as information; checked, it passes. A failing test fails,
+// named first, and so does a failure no test names (here a panic outside
+// any test, with no "--- FAIL" line). The checks of the last cases are verdictCheck,
 // a make target of the copy's Makefile (and a tidy that fails, its own).
 func TestUpdateSpecVerdicts(t *testing.T) {
 	onlyInCheckSpecs(t)
-	const verdictCheck = "\nverdict-check:\n\t$(GO) test -count=1 -run '^TestEveryOperationHasAContractTest$$' ./tensorpooltest $(wildcard ./verdict)\n"
+	const verdictCheck = "\nverdict-check:\n\t$(GO) test -count=1 -run '^(TestEveryOperationAnswers|TestBrokenOnPurpose)$$' ./tensorpooltest $(wildcard ./verdict)\n"
 	addPing := func(doc map[string]any) {
 		doc["paths"].(map[string]any)["/specgrowth/ping"] = map[string]any{"get": map[string]any{"operationId": "ping",
 			"responses": map[string]any{"200": map[string]any{"description": "pong"}}}}
@@ -251,9 +251,12 @@ func TestUpdateSpecVerdicts(t *testing.T) {
 			renameSchema(doc, "RequestStatus", "RequestState") // gen.RequestStatus, which wait and tensorpooltest use, is gone
 		}, failed: true, want: []string{"update-spec: FAIL: hand-written code no longer compiles against the new gen: ", "undefined: gen.RequestStatus"}},
 		{name: "growth, unchecked", edit: addPing,
-			want: []string{"== Expected growth: new operations the engine does not model yet (1)", "GET /specgrowth/ping", "nothing was checked (SPEC_CHECKS is empty)"}},
-		{name: "growth, checked: only the expected growth fails", edit: addPing, checks: "verdict-check", files: map[string]string{"Makefile": verdictCheck},
-			want: []string{"--- FAIL: TestEveryOperationHasAContractTest", "the checks pass, but for the 1 new operations without a contract test"}},
+			want: []string{"== New operations: tensorpooltest answers them as the document says, no hand edit needed (1)", "- GET /specgrowth/ping\n", "nothing was checked (SPEC_CHECKS is empty)"}},
+		{name: "growth, checked", edit: addPing, checks: "verdict-check", files: map[string]string{"Makefile": verdictCheck},
+			want: []string{"ok  \tgithub.com/tensorpool/tensorpool-go/tensorpooltest", "make verdict-check passes"}},
+		{name: "growth, checked: and a test broken on purpose", edit: addPing, checks: "verdict-check", files: map[string]string{"Makefile": verdictCheck,
+			"verdict/verdict_test.go": "package verdict\n\nimport \"testing\"\n\nfunc TestBrokenOnPurpose(t *testing.T) { t.Fatal(\"broken on purpose\") }\n"},
+			failed: true, want: []string{"update-spec: FAIL: TestBrokenOnPurpose fails on the new spec: "}},
 		{name: "growth, checked: and a panic outside any test", edit: addPing, checks: "verdict-check", files: map[string]string{"Makefile": verdictCheck,
 			"verdict/verdict_test.go": "package verdict\n\nimport \"testing\"\n\nfunc TestMain(m *testing.M) { panic(\"outside any test\") }\n"},
 			failed: true, want: []string{"update-spec: FAIL: make verdict-check fails on the new spec: github.com/tensorpool/tensorpool-go/verdict: panic: outside any test"}},
