@@ -373,3 +373,30 @@ func TestClearFaults(t *testing.T) {
 		t.Errorf("ClearFaults() again = %d", n)
 	}
 }
+
+// TestRespondBodies: a scripted body goes as given, valid JSON or not (a
+// json.RawMessage or []byte), or marshalled; a handler answers from the
+// request without the key; answers queue, and ClearFaults drops the rest.
+func TestRespondBodies(t *testing.T) {
+	e := tensorpooltest.New(tensorpooltest.WithViolationHandler(func(tensorpooltest.Violation) {}))
+	e.Respond("GetRequestInfo",
+		tensorpooltest.Answer{Status: 500, Body: []byte("not JSON")},
+		tensorpooltest.Answer{Status: 404, Body: map[string]string{"detail": "gone"}},
+		tensorpooltest.Answer{Handler: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(418)
+			fmt.Fprintf(w, "%s %q", r.URL.Path, r.Header.Get("Authorization"))
+		}},
+		tensorpooltest.Answer{Status: 503})
+	for _, want := range []string{"500 not JSON", `404 {"detail":"gone"}`, `418 /request/info/r-3 ""`} {
+		req := httptest.NewRequest("GET", "/request/info/r-"+strconv.Itoa(len(e.Requests("GetRequestInfo"))+1), nil)
+		req.Header.Set("Authorization", "Bearer "+e.APIKey())
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req)
+		if got := fmt.Sprintf("%d %s", w.Code, w.Body); got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+	if n := e.ClearFaults(); n != 1 {
+		t.Errorf("ClearFaults dropped %d, want the 1 answer left", n)
+	}
+}

@@ -67,7 +67,8 @@ func (a Answer) result(e *Engine, rt *route, r *http.Request, params map[string]
 		e.issue(rt, res, time.Now(), params)
 		e.mu.Unlock()
 	case json.RawMessage, []byte:
-		res = jsonResult(status, json.RawMessage(fmt.Sprintf("%s", body)))
+		res = jsonResult(status, nil)
+		res.body = []byte(fmt.Sprintf("%s", body))
 	default:
 		res = jsonResult(status, body)
 	}
