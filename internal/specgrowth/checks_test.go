@@ -49,10 +49,15 @@ func TestCheckGenerated(t *testing.T) {
 		t.Fatalf("openapi.json no longer has the description %q: pick another one", desc)
 	}
 	writeFile(t, spec, strings.Replace(orig, desc, "Edited: "+desc, 1))
-	expectMake(t, dir, "check-generated", false, "a description edited in openapi.json", "regenerated/tensorpool.gen.go", "Edited: ")
+	expectMake(t, dir, "check-generated", false, "a description edited in openapi.json", "regenerated/gen/tensorpool.gen.go", "Edited: ")
 	mustRun(t, dir, nil, "make", "generate")
 	expectMake(t, dir, "check-generated", true, "the edit regenerated")
 	git(t, dir, "checkout", "--", "openapi.json", "gen")
+
+	ops := filepath.Join(dir, "internal", "operations", "operations.gen.go")
+	writeFile(t, ops, strings.Replace(string(readFile(t, ops)), `Method: "POST"`, `Method: "PUT"`, 1))
+	expectMake(t, dir, "check-generated", false, "the table of operations edited by hand", "regenerated/internal/operations/operations.gen.go", `Method: "PUT"`)
+	git(t, dir, "checkout", "--", "internal/operations")
 
 	writeFile(t, filepath.Join(dir, "gen", "stray.go"), "package gen\n")
 	writeFile(t, filepath.Join(dir, "gen", "notes.txt"), "notes\n")
