@@ -59,6 +59,7 @@ func TestRealDocuments(t *testing.T) {
 		}
 	}
 	slices.Sort(missed)
+	missed = slices.Compact(missed) // openapi.json may be one of them, merged (make check-specs)
 	if want := []string{"GET /dashboards/{dashboardID} 200", "POST /dashboards 201"}; total != 2074 || !slices.Equal(missed, want) {
 		t.Errorf("%d schemas in testdata/specs, want 2074; missed %q, want %q", total, missed, want)
 	}
