@@ -3,9 +3,11 @@ package specgrowth
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -119,6 +121,47 @@ func TestUpdateSpecFromLocalFile(t *testing.T) {
 	}
 	if st := git(t, dir, "status", "--porcelain", "--", "openapi.json"); st == "" {
 		t.Errorf("update-spec did not write a breaking spec")
+	}
+}
+
+// TestUpdateSpecFailsOnABreakingWireChange: a breaking wire change that
+// leaves the Go API compatible, a new required request property (a new
+// struct field for Go; a request the server now refuses without it), is
+// written but fails update-spec on the wire gate alone: make exits 2, the
+// script having failed.
+func TestUpdateSpecFailsOnABreakingWireChange(t *testing.T) {
+	onlyInCheckSpecs(t)
+	t.Parallel()
+	dir := copyRepo(t)
+	src := filepath.Join(t.TempDir(), "upstream.json")
+	if err := os.WriteFile(src, editSpec(t, dir, func(doc map[string]any) {
+		s := schema(doc, "StorageAttachRestRequest")
+		s["properties"].(map[string]any)["mount_point"] = map[string]any{"type": "string", "title": "Mount Point"}
+		s["required"] = append(s["required"].([]any), "mount_point")
+	}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Errorf("make update-spec with a new required request property: err %v, want make's exit 2", err)
+	}
+	for _, want := range []string{
+		"- breaking wire change not acknowledged in openapi.acknowledged-breaking.txt: `POST /storage/attach`: added the new required request property `mount_point`",
+		"with breaking changes (above) that openapi.acknowledged-breaking.txt does not acknowledge",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("update-spec's output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "incompatible Go API change not acknowledged") {
+		t.Errorf("the Go API gate refuses the change too: the test no longer isolates the wire gate")
+	}
+	if st := git(t, dir, "status", "--porcelain", "--", "openapi.json"); st == "" {
+		t.Errorf("update-spec did not write the breaking spec")
+	}
+	if t.Failed() {
+		t.Logf("make update-spec:\n%s", out)
 	}
 }
 
