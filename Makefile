@@ -3,7 +3,7 @@ GO      ?= go
 MODULES := . tools tools/oasdiff tools/apidiff tools/benchstat internal/testdata/consumer
 
 .PHONY: all generate tidy check check-peers check-specs check-generated check-format check-vet check-tidy check-consumer check-actions check-ratelimit test \
-	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck
+	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck mutants
 
 all: check
 
@@ -24,6 +24,12 @@ test:
 ## time; installs nginx first, .ci/setup bench; fails when a goal is missed)
 bench:
 	GO=$(GO) ./scripts/bench.sh
+
+## mutants: plant each one-line bug of scripts/mutants.txt (one or more per promise of the docs) in turn, run the
+## tests it names (they must pass before, and fail with it) and restore the file; one line per change, then a verdict
+## (about 5 minutes: three need the specgrowth tests; not part of make check)
+mutants:
+	GO=$(GO) ./scripts/mutants.sh
 
 ## quickstart: the main job, against the built-in engine whatever the environment (the API only with -live)
 quickstart:
