@@ -11,8 +11,8 @@ all: check
 generate:
 	$(GO) generate ./gen
 
-## test: every test, with the race detector where cgo has a C compiler (`go test -short ./...` is the quick loop: it
-## skips the slow suites)
+## test: go test ./..., with the race detector where cgo has a C compiler; the suites another target runs skip
+## (CONTRIBUTING.md, "Which tests run where"); `go test -short ./...` is the quick loop
 test:
 	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null; then \
 		echo "$(GO) test -race -count=1 ./..."; $(GO) test -race -count=1 ./...; \
