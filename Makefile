@@ -27,7 +27,7 @@ bench:
 
 ## mutants: plant each one-line bug of scripts/mutants.txt (one or more per promise of the docs) in turn, run the
 ## tests it names (they must pass before, and fail with it) and restore the file; one line per change, then a verdict
-## (about 5 minutes: three need the specgrowth tests; not part of make check)
+## (2 to 4 minutes: three need the specgrowth tests; not part of make check)
 mutants:
 	GO=$(GO) ./scripts/mutants.sh
 
