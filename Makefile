@@ -3,7 +3,7 @@ GO      ?= go
 MODULES := . tools tools/oasdiff tools/apidiff tools/benchstat internal/testdata/consumer
 
 .PHONY: all generate tidy check check-peers check-specs check-generated check-format check-vet check-tidy check-consumer check-actions check-ratelimit test \
-	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck
+	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck mutants
 
 all: check
 
@@ -11,8 +11,8 @@ all: check
 generate:
 	$(GO) generate ./gen
 
-## test: every test, with the race detector where cgo has a C compiler (`go test -short ./...` is the quick loop: it
-## skips the slow suites)
+## test: go test ./..., with the race detector where cgo has a C compiler; the suites another target runs skip
+## (CONTRIBUTING.md, "Which tests run where"); `go test -short ./...` is the quick loop
 test:
 	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null; then \
 		echo "$(GO) test -race -count=1 ./..."; $(GO) test -race -count=1 ./...; \
@@ -24,6 +24,12 @@ test:
 ## time; installs nginx first, .ci/setup bench; fails when a goal is missed)
 bench:
 	GO=$(GO) ./scripts/bench.sh
+
+## mutants: plant each one-line bug of scripts/mutants.txt (one or more per promise of the docs) in turn, run the
+## tests it names (they must pass before, and fail with it) and restore the file; one line per change, then a verdict
+## (2 to 4 minutes: three need the specgrowth tests; not part of make check)
+mutants:
+	GO=$(GO) ./scripts/mutants.sh
 
 ## quickstart: the main job, against the built-in engine whatever the environment (the API only with -live)
 quickstart:

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/internal/operations"
@@ -182,34 +183,32 @@ func TestUserAgent(t *testing.T) {
 }
 
 // TestInvalidHeaders: an editor's header or a User-Agent that HTTP cannot
-// carry fails at once, through net/http's own check, never sent, never
-// retried, and without the value in the error.
+// carry fails at once (in virtual time, no time passes), through
+// net/http's own check, never sent, never retried, and without the value
+// in the error.
 func TestInvalidHeaders(t *testing.T) {
-	hits := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits++ }))
-	defer srv.Close()
-	for name, edit := range map[string]func(*http.Request){
-		"value": func(r *http.Request) { r.Header.Set("X-Token", "secret\r\nX-Evil: 1") },
-		"name":  func(r *http.Request) { r.Header["Bad Name"] = []string{"v"} },
-		"UA":    func(r *http.Request) { r.Header.Set("User-Agent", "secret\n") },
-	} {
-		c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL),
-			WithRequestEditorFn(func(_ context.Context, r *http.Request) error { edit(r); return nil }))
-		if err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		s := newPipeServer(t, func(int, http.ResponseWriter, *http.Request) {})
+		for name, edit := range map[string]func(*http.Request){
+			"value": func(r *http.Request) { r.Header.Set("X-Token", "secret\r\nX-Evil: 1") },
+			"name":  func(r *http.Request) { r.Header["Bad Name"] = []string{"v"} },
+			"UA":    func(r *http.Request) { r.Header.Set("User-Agent", "secret\n") },
+		} {
+			c := serverClient(t, s, WithRetryPolicy(DefaultRetryPolicy()),
+				WithRequestEditorFn(func(_ context.Context, r *http.Request) error { edit(r); return nil }))
+			start := time.Now()
+			_, err := c.GetRequestInfoWithResponse(bg, "r-1")
+			if el := time.Since(start); err == nil || !strings.Contains(err.Error(), "invalid header") || el != 0 {
+				t.Errorf("%s: err %v after %v, want net/http's invalid header error at once", name, err, el)
+			}
+			if err != nil && strings.Contains(err.Error(), "secret") {
+				t.Errorf("%s: the header value is in the error: %v", name, err)
+			}
 		}
-		start := time.Now()
-		_, err = c.GetRequestInfoWithResponse(bg, "r-1")
-		if err == nil || !strings.Contains(err.Error(), "invalid header") || time.Since(start) > time.Second {
-			t.Errorf("%s: err %v after %v, want net/http's invalid header error at once", name, err, time.Since(start))
+		if s.n() != 0 {
+			t.Errorf("%d requests with invalid headers reached the server", s.n())
 		}
-		if err != nil && strings.Contains(err.Error(), "secret") {
-			t.Errorf("%s: the header value is in the error: %v", name, err)
-		}
-	}
-	if hits != 0 {
-		t.Errorf("%d requests with invalid headers reached the server", hits)
-	}
+	})
 }
 
 // TestWithHTTPClientNotModified: the caller's *http.Client is copied, never

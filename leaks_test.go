@@ -88,6 +88,36 @@ func TestRedirectUserinfoNeverPrinted(t *testing.T) {
 	}
 }
 
+// TestErrorHeadersUnderTheFullRule: an error response's headers are
+// diagnostics, redacted under the full rule, a cut key included. A 302
+// whose Location ends in the key, percent-encoded and cut by the server,
+// shows no start of it in the error's text, Message or Header (a
+// success's headers keep such a run: TestSuccessBodyIsData).
+func TestErrorHeadersUnderTheFullRule(t *testing.T) {
+	for _, key := range []string{testKey, hostileKey} {
+		for _, form := range []string{url.PathEscape(key), url.QueryEscape(key)} {
+			cut := form[:12]
+			f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) {
+				return reply(r, http.StatusFound, http.Header{"Location": {"https://login.test/cb?token=" + cut}, "X-Echo": {"bad key " + cut}}, ""), nil
+			}}
+			c := fakeClient(t, f, WithAPIKey(key))
+			_, err := Check(c.StorageDestroyWithResponse(bg, "s-1"))
+			var e *APIError
+			if !errors.As(err, &e) || e.StatusCode != http.StatusFound {
+				t.Fatalf("Location ending in %q: err %v, want the 302", cut, err)
+			}
+			if want := "redirect to https://login.test/cb?token=" + redacted + " not followed"; e.Message != want {
+				t.Errorf("Location ending in %q: Message %q, want %q", cut, e.Message, want)
+			}
+			for name, out := range map[string]string{"Error()": e.Error(), "Message": e.Message, "Header": fmt.Sprint(e.Header)} {
+				if strings.Contains(out, form[:minCut]) {
+					t.Errorf("Location ending in %q: %s shows a cut key: %s", cut, name, out)
+				}
+			}
+		}
+	}
+}
+
 // A 422 whose details echo the key JSON-escaped: decoding would unescape
 // it, so the doer redacts the escaped run before the parser sees it.
 func TestValidationDetailsScrubbedAfterDecoding(t *testing.T) {

@@ -34,7 +34,8 @@ var badIDs = map[string]string{
 // fails with ErrInvalidRequest naming the parameter, and nothing is sent;
 // with validation off too (the rule is not one of the spec's constraints).
 func TestIDRule(t *testing.T) {
-	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 500, nil, ""), nil }}
+	// 400, never retried: a request sent by mistake fails the test at once
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 400, nil, ""), nil }}
 	for _, c := range []*gen.ClientWithResponses{fakeClient(t, f), fakeClient(t, f, WithoutClientValidation())} {
 		for id, why := range badIDs {
 			_, err := c.StorageDestroyWithResponse(bg, id)
@@ -70,7 +71,7 @@ func TestIDRule(t *testing.T) {
 // (FastAPI's GET /items/ beside GET /items/{id}). A method that panics on
 // placeholder arguments fails its own subtest only.
 func TestEveryPathParameterKeepsTheIDRule(t *testing.T) {
-	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 500, nil, ""), nil }}
+	f := &fakeRT{respond: func(_ int, r *http.Request) (*http.Response, error) { return reply(r, 400, nil, ""), nil }} // never retried
 	v := reflect.ValueOf(fakeClient(t, f).ClientInterface)
 	for i := range v.NumMethod() {
 		m := v.Type().Method(i)

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tensorpool/tensorpool-go/gen"
@@ -30,12 +31,37 @@ type server struct {
 	mu     sync.Mutex
 	hits   []*http.Request
 	bodies []string
+	// dial connects to a pipe server (newPipeServer); nil for a socket.
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func newServer(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Request)) *server {
 	t.Helper()
 	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = httptest.NewServer(s.record(h))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// newPipeServer is newServer over net.Pipe instead of a socket: the same
+// net/http server and client code, whose reads and writes on a pipe
+// block durably, so that inside a synctest bubble its timeouts run in
+// virtual time. (A socket's do not: a bubble's clock stops while a
+// goroutine waits on one.) serverClient dials it; a test's own
+// http.Transport sets DialContext to s.dial.
+func newPipeServer(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Request)) *server {
+	t.Helper()
+	l := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	s := &server{dial: l.dial}
+	s.Server = &httptest.Server{Listener: l, Config: &http.Server{Handler: s.record(h)}}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// record counts and keeps each request, then calls h.
+func (s *server) record(h func(n int, w http.ResponseWriter, r *http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.hits = append(s.hits, r)
@@ -43,9 +69,40 @@ func newServer(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Reques
 		n := len(s.hits)
 		s.mu.Unlock()
 		h(n, w, r)
-	}))
-	t.Cleanup(s.Close)
-	return s
+	})
+}
+
+// pipeListener accepts the server ends of the pipes its dial makes.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
+
+// Addr is a loopback address, which the client's https rule lets through.
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80} }
+
+func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, srv := net.Pipe()
+	select {
+	case l.conns <- srv:
+		return client, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func (s *server) n() int {
@@ -68,6 +125,9 @@ func jsonReply(w http.ResponseWriter, code int, body string) {
 
 func serverClient(t *testing.T, s *server, opts ...Option) *gen.ClientWithResponses {
 	t.Helper()
+	if s.dial != nil {
+		opts = append([]Option{WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: s.dial}})}, opts...)
+	}
 	c, err := NewClient(append([]Option{WithAPIKey(testKey), WithBaseURL(s.URL), fastRetries, leakCheckedLogger(t)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -323,44 +383,50 @@ func TestHugeBody(t *testing.T) {
 }
 
 // TestAnnouncedTooLargeFailsAtOnce: a 2xx whose Content-Length passes the
-// cap fails before any of it is read, even if the server then stalls.
+// cap fails before any of it is read, even if the server then stalls: in
+// virtual time, no time passes.
 func TestAnnouncedTooLargeFailsAtOnce(t *testing.T) {
-	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", itoa(10<<20))
-		w.WriteHeader(200)
-		_, _ = io.WriteString(w, `{"status":"`)
-		_ = http.NewResponseController(w).Flush()
-		select { // stall: only the announcement tells the client
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
+	synctest.Test(t, func(t *testing.T) {
+		s := newPipeServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", itoa(10<<20))
+			w.WriteHeader(200)
+			_, _ = io.WriteString(w, `{"status":"`)
+			_ = http.NewResponseController(w).Flush()
+			select { // stall: only the announcement tells the client
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		})
+		start := time.Now()
+		_, err := serverClient(t, s, WithMaxResponseBytes(64<<10), WithTimeout(3*time.Second)).GetRequestInfoWithResponse(bg, "r-1")
+		if el := time.Since(start); !errors.Is(err, ErrResponseTooLarge) || el != 0 {
+			t.Errorf("err %v after %v, want ErrResponseTooLarge at once", err, el)
 		}
+		noKey(t, "too large", err)
 	})
-	start := time.Now()
-	_, err := serverClient(t, s, WithMaxResponseBytes(64<<10), WithTimeout(3*time.Second)).GetRequestInfoWithResponse(bg, "r-1")
-	if !errors.Is(err, ErrResponseTooLarge) || time.Since(start) > 1500*time.Millisecond {
-		t.Errorf("err %v after %v, want ErrResponseTooLarge at once", err, time.Since(start))
-	}
-	noKey(t, "too large", err)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestTimeoutCoversRetries: WithTimeout bounds the whole call over a slow
-// real server.
+// server: in virtual time, the call ends when the timeout passes.
 func TestTimeoutCoversRetries(t *testing.T) {
-	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
+	synctest.Test(t, func(t *testing.T) {
+		s := newPipeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		})
+		const timeout = 200 * time.Millisecond
+		start := time.Now()
+		_, err := serverClient(t, s, WithTimeout(timeout)).GetRequestInfoWithResponse(bg, "r-1")
+		if el := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || el != timeout {
+			t.Errorf("err %v after %v; want the deadline, after %v", err, el, timeout)
 		}
+		noKey(t, "timeout error", err)
 	})
-	start := time.Now()
-	_, err := serverClient(t, s, WithTimeout(200*time.Millisecond)).GetRequestInfoWithResponse(bg, "r-1")
-	if err == nil || time.Since(start) > 3*time.Second {
-		t.Errorf("err %v after %v", err, time.Since(start))
-	}
-	noKey(t, "timeout error", err)
 }
 
 // TestKeyOnlyToOrigin: whatever a redirect points at, the key goes only to
@@ -408,28 +474,35 @@ func TestRetryctxAgainstServer(t *testing.T) {
 }
 
 // TestPerAttemptTimeout: a transport's ResponseHeaderTimeout bounds each
-// attempt; the GET is retried, the POST (it reached the server) is not.
+// attempt; the GET is retried, the POST (it reached the server) is not. In
+// virtual time: the call ends when the timeout passes (the POST), or after
+// it and one backoff of fastRetries (the GET).
 func TestPerAttemptTimeout(t *testing.T) {
 	for method, want := range map[string]int{"GET": 2, "POST": 1} {
 		t.Run(method, func(t *testing.T) {
-			t.Parallel()
-			s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
-				if n == 1 {
-					select { // until the attempt times out
-					case <-r.Context().Done():
-					case <-time.After(10 * time.Second):
+			synctest.Test(t, func(t *testing.T) {
+				s := newPipeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+					if n == 1 {
+						select { // until the attempt times out
+						case <-r.Context().Done():
+						case <-time.After(10 * time.Second):
+						}
+						return
 					}
-					return
+					jsonReply(w, okStatus(r.Method), okBody(r.Method))
+				})
+				const timeout = time.Second
+				tr := &http.Transport{ResponseHeaderTimeout: timeout, DialContext: s.dial}
+				defer tr.CloseIdleConnections()
+				start := time.Now()
+				got, err := send(bg, t, serverClient(t, s, WithHTTPClient(&http.Client{Transport: tr})), method)
+				if s.n() != want || (want == 2 && (err != nil || got != okStatus(method))) || (want == 1 && err == nil) {
+					t.Errorf("status %d, err %v, %d requests; want %d", got, err, s.n(), want)
 				}
-				jsonReply(w, okStatus(r.Method), okBody(r.Method))
+				if el, most := time.Since(start), timeout+time.Duration(want-1)*2*time.Millisecond; el < timeout || el > most {
+					t.Errorf("the call took %v; want %v to %v", el, timeout, most)
+				}
 			})
-			// 1 s: a loaded machine (CI builds in parallel) still answers the second attempt in time.
-			tr := &http.Transport{ResponseHeaderTimeout: time.Second}
-			defer tr.CloseIdleConnections()
-			got, err := send(bg, t, serverClient(t, s, WithHTTPClient(&http.Client{Transport: tr})), method)
-			if s.n() != want || (want == 2 && (err != nil || got != okStatus(method))) || (want == 1 && err == nil) {
-				t.Errorf("status %d, err %v, %d requests; want %d", got, err, s.n(), want)
-			}
 		})
 	}
 }

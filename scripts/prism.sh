@@ -3,8 +3,8 @@
 # (tools/prism/package-lock.json -> .cache/prism), serves `prism mock
 # openapi.json` on a loopback port, and runs internal/prismpeer, which drives
 # every operation of openapi.json through gen.ClientWithResponses against it.
-# Fails if Prism rejects a request (422/401/404, or an sl-violations header)
-# or the client cannot decode a response.
+# Fails if Prism rejects a request (422/401/404, or an sl-violations header),
+# the client cannot decode a response, or a test or subtest skips.
 #
 #   scripts/prism.sh              (make prism)
 #   PRISM_PORT=4010 scripts/prism.sh
@@ -56,8 +56,13 @@ fi
 
 status=0
 PRISM_URL=http://127.0.0.1:$port $GO test -count=1 -v -run . ./internal/prismpeer/ 2>&1 | tee "$log.test" || status=$?
-# A test that skipped (PRISM_URL lost on the way) must not pass for a run.
-if [ "$status" -eq 0 ] && ! grep -q -- "--- PASS: TestEveryOperationAgainstPrism " "$log.test"; then
+# A skip must not pass for a run: of a test or a subtest (PRISM_URL lost on
+# the way, or a t.Skip inside a test), or the main test not run at all.
+if [ "$status" -eq 0 ] && grep -q -- "--- SKIP: " "$log.test"; then
+	echo >&2 "prism: a test skipped, so it proved nothing against Prism:"
+	grep -- "--- SKIP: " "$log.test" >&2
+	status=1
+elif [ "$status" -eq 0 ] && ! grep -q -- "--- PASS: TestEveryOperationAgainstPrism " "$log.test"; then
 	echo >&2 "prism: TestEveryOperationAgainstPrism did not run"
 	status=1
 fi

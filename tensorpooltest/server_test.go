@@ -3,6 +3,8 @@ package tensorpooltest_test
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -51,11 +53,14 @@ func (l *lifeTB) reported() []string {
 	return append([]string(nil), l.errors...)
 }
 
-// nonConforming makes every 202 of DELETE /storage/{id} a violation.
+// nonConforming makes every 202 of DELETE /storage/{id} and of POST
+// /storage/attach a violation.
 func nonConforming(t *testing.T) tensorpooltest.Option {
 	return tensorpooltest.WithSpec(specWith(t, func(doc map[string]any) {
-		schema := obj(obj(obj(doc["components"])["schemas"])["StorageDestroyRestResponse"])
-		schema["required"] = append(schema["required"].([]any), "not_sent")
+		for _, name := range []string{"StorageDestroyRestResponse", "StorageAttachRestResponse"} {
+			schema := obj(obj(obj(doc["components"])["schemas"])[name])
+			schema["required"] = append(schema["required"].([]any), "not_sent")
+		}
 	}))
 }
 
@@ -81,23 +86,60 @@ func TestViolationsAfterTheTestAreKeptNotReported(t *testing.T) {
 }
 
 // NewServer's cleanup waits for a request in flight; its violation still
-// fails the test.
+// fails the test. Not in synctest: NewServer listens on a socket, which is
+// not durably blocking. No wait is timed instead: the request's body (its
+// JSON's last byte) comes only once the server is closing, its listener
+// refusing connections, so the answer, and its violation, come while the
+// test's cleanups run. A few milliseconds.
 func TestViolationsOfRequestsInFlightAtTheEndAreReported(t *testing.T) {
 	tb := &lifeTB{TB: t}
 	s := tensorpooltest.NewServer(tb, nonConforming(t))
 	s.Engine.AddStorage(tensorpooltest.Storage{ID: "s-1"})
-	s.Engine.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Latency: 200 * time.Millisecond})
+	s.Engine.AddCluster(tensorpooltest.Cluster{ID: "c-1"})
+	closing := make(chan struct{})
+	go func() { // until NewServer's cleanup has closed the listener
+		defer close(closing)
+		host := strings.TrimPrefix(s.URL, "http://")
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			c, err := net.Dial("tcp", host)
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+		t.Error("the server's listener was never closed")
+	}()
+	body := io.MultiReader(strings.NewReader(`{"storage_id":"s-1","cluster_ids":["c-1"]`),
+		readerFunc(func(p []byte) (int, error) { <-closing; return copy(p, "}"), io.EOF }))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/storage/attach", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Engine.APIKey())
+	req.Header.Set("Content-Type", "application/json")
 	var wg sync.WaitGroup
-	wg.Go(func() { s.Client.StorageDestroyWithResponse(ctx, "s-1") })
-	for s.Engine.Calls("DELETE /storage/{storage_id}") == 0 {
+	var resp *http.Response
+	wg.Go(func() {
+		if resp, err = s.HTTPClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	})
+	for s.Engine.Calls("POST /storage/attach") == 0 { // the engine has the request, waiting for its body
 		time.Sleep(time.Millisecond)
 	}
 	tb.end() // closes the server, which waits for the request
 	wg.Wait()
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST: %v, %v; want the engine's 202", resp, err)
+	}
 	if got := tb.reported(); len(got) != 1 || !strings.Contains(got[0], "not_sent") {
 		t.Fatalf("reported: %q, want the violation of the request in flight", got)
 	}
 }
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // Server.Client is tensorpool.NewClient's, with the engine's key and URL
 // whatever the environment says: it retries a 429, refuses a request the

@@ -149,6 +149,68 @@ func TestRetryAfterHoldsThePoller(t *testing.T) {
 	})
 }
 
+// TestNothingShortensTheHold: a 429's Retry-After holds the Poller for
+// its whole span, whatever answers come after it. 50 ids, each poll
+// answered after 20 ms and some more (each id its own), 200 PENDING with
+// Retry-After: 1, then COMPLETED; the 20th poll is answered 429 with
+// Retry-After: 5 while other polls are in flight. Their answers, which
+// come during the hold and state no wait, do not end it: no poll is sent
+// in the 5 s after the 429 arrives.
+func TestNothingShortensTheHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		ids := make([]string, 50)
+		for i := range ids {
+			ids[i] = fmt.Sprint("r-", i)
+			hold := time.Duration(20+i) * time.Millisecond
+			f.on(ids[i], reply{status: gen.RequestStatusPENDING, retryAfter: "1", hold: hold},
+				reply{status: gen.RequestStatusCOMPLETED, hold: hold})
+		}
+		var (
+			mu      sync.Mutex
+			n       int
+			refused time.Time // when the 429 arrives
+			later   int       // answers to polls sent before it that arrive after it
+		)
+		c, err := gen.NewClient(testServer, gen.WithHTTPClient(doerFunc(func(r *http.Request) (*http.Response, error) {
+			sent := time.Now()
+			mu.Lock()
+			n++
+			refuse := n == 20
+			mu.Unlock()
+			resp, err := f.RoundTrip(r)
+			mu.Lock()
+			defer mu.Unlock()
+			if refuse {
+				refused, resp.StatusCode = time.Now(), http.StatusTooManyRequests
+				resp.Header.Set("Retry-After", "5")
+				resp.Body = io.NopCloser(strings.NewReader(`{"detail":"x"}`))
+			} else if !refused.IsZero() && sent.Before(refused) && time.Now().After(refused) {
+				later++
+			}
+			return resp, err
+		})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(c).WaitAll(t.Context(), ids...); err != nil {
+			t.Fatal(err)
+		}
+		if later == 0 {
+			t.Fatal("no answer came after the 429: the test needs polls in flight when it arrives")
+		}
+		var held []time.Duration
+		for _, c := range f.allCalls() {
+			if c.at.After(refused) && c.at.Before(refused.Add(5*time.Second)) {
+				held = append(held, c.at.Sub(refused))
+			}
+		}
+		if len(held) > 0 {
+			t.Errorf("%d polls sent within the 5 s after the 429 (%d later answers came meanwhile), the first %v after it; want none", len(held), later, held[0])
+		}
+	})
+}
+
 // TestPressureCutsQueuedPolls: polls of concurrent Wait calls that queue
 // for one of the Poller's 8 slots while the first poll is answered 503 do
 // not slip past the hold and the cut that answer makes: 100 Waits against a

@@ -3,10 +3,13 @@ package specgrowth
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -119,6 +122,87 @@ func TestUpdateSpecFromLocalFile(t *testing.T) {
 	}
 	if st := git(t, dir, "status", "--porcelain", "--", "openapi.json"); st == "" {
 		t.Errorf("update-spec did not write a breaking spec")
+	}
+}
+
+// TestUpdateSpecFailsOnABreakingWireChange: a breaking wire change that
+// leaves the Go API compatible, a new required request property (a new
+// struct field for Go; a request the server now refuses without it), is
+// written but fails update-spec on the wire gate alone: make exits 2, the
+// script having failed.
+func TestUpdateSpecFailsOnABreakingWireChange(t *testing.T) {
+	onlyInCheckSpecs(t)
+	t.Parallel()
+	dir := copyRepo(t)
+	src := filepath.Join(t.TempDir(), "upstream.json")
+	if err := os.WriteFile(src, editSpec(t, dir, func(doc map[string]any) {
+		s := schema(doc, "StorageAttachRestRequest")
+		s["properties"].(map[string]any)["mount_point"] = map[string]any{"type": "string", "title": "Mount Point"}
+		s["required"] = append(s["required"].([]any), "mount_point")
+	}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Errorf("make update-spec with a new required request property: err %v, want make's exit 2", err)
+	}
+	for _, want := range []string{
+		"- breaking wire change not acknowledged in openapi.acknowledged-breaking.txt: `POST /storage/attach`: added the new required request property `mount_point`",
+		"with breaking changes (above) that openapi.acknowledged-breaking.txt does not acknowledge",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("update-spec's output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "incompatible Go API change not acknowledged") {
+		t.Errorf("the Go API gate refuses the change too: the test no longer isolates the wire gate")
+	}
+	if st := git(t, dir, "status", "--porcelain", "--", "openapi.json"); st == "" {
+		t.Errorf("update-spec did not write the breaking spec")
+	}
+	if t.Failed() {
+		t.Logf("make update-spec:\n%s", out)
+	}
+}
+
+// TestUpdateSpecFailsOnABreakingGoAPIChange: a change that breaks the Go
+// API but not the wire, a value dropped from a response enum
+// (RequestType's CLUSTER_EDIT: the constant gen.RequestTypeCLUSTEREDIT
+// goes, which no hand-written code uses; a client receives no value it
+// did not know), is written but fails update-spec on the Go API gate
+// alone: make exits 2, the script having failed.
+func TestUpdateSpecFailsOnABreakingGoAPIChange(t *testing.T) {
+	onlyInCheckSpecs(t)
+	t.Parallel()
+	dir := copyRepo(t)
+	src := filepath.Join(t.TempDir(), "upstream.json")
+	if err := os.WriteFile(src, editSpec(t, dir, func(doc map[string]any) {
+		s := schema(doc, "RequestType")
+		s["enum"] = slices.DeleteFunc(s["enum"].([]any), func(v any) bool { return v == "CLUSTER_EDIT" })
+	}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, dir, nil, "make", "update-spec", "SPEC="+src, "SPEC_CHECKS=")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Errorf("make update-spec with an enum value dropped: err %v, want make's exit 2", err)
+	}
+	for _, want := range []string{
+		"- incompatible Go API change not acknowledged in go-api.acknowledged-breaking.txt: gen RequestTypeCLUSTEREDIT: removed",
+		"the regenerated gen/ breaks the Go API (above) without an acknowledgement",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("update-spec's output lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{"breaking wire change not acknowledged", "update-spec: FAIL:"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("update-spec's output has %q: the test no longer isolates the Go API gate", unwanted)
+		}
+	}
+	if t.Failed() {
+		t.Logf("make update-spec:\n%s", out)
 	}
 }
 

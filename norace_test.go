@@ -1,5 +1,0 @@
-//go:build !race
-
-package tensorpool
-
-const raceEnabled = false
