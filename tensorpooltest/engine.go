@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -162,13 +163,9 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 		return jsonResult(http.StatusNotFound, map[string]string{"detail": "Not Found"}), nil
 	}
 
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
-		return nil, err
-	}
 	e.mu.Lock()
-	e.record(rt, r, body)
-	var f Fault // the zero Fault changes nothing
+	i := e.record(rt, r) // before its body comes: Calls counts a request in flight
+	var f Fault          // the zero Fault changes nothing
 	if q := e.faults[rt.key]; len(q) > 0 {
 		f, e.faults[rt.key] = q[0], q[1:]
 	}
@@ -176,6 +173,13 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 	if q := e.answers[rt.key]; len(q) > 0 {
 		a, e.answers[rt.key] = &q[0], q[1:]
 	}
+	e.mu.Unlock()
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.sent[rt.key][i].Body = []byte(strings.ReplaceAll(string(body), e.apiKey, "[REDACTED]"))
 	e.mu.Unlock()
 
 	if f.Latency > 0 {

@@ -29,14 +29,12 @@ type Answer struct {
 	Handler http.HandlerFunc
 }
 
-// Respond queues answers for the next requests of operation op, one each,
-// after any queued before; later requests get the engine's own answers. op
-// is named as for InjectFault; it panics likewise. An answer comes before
+// Respond queues answers for the next requests of op (named as for
+// InjectFault), one each, after any queued before. An answer comes before
 // authentication and validation, like a fault, and a fault of the same
-// request acts on top of it. The engine validates an answer like its own,
-// but for its status and Retry-After, which are the test's choice: a body
-// that breaks the document is a Violation. ClearFaults drops the answers
-// not yet used.
+// request acts on top of it. It is validated as the engine's own, but for
+// its status and Retry-After, the test's choice. ClearFaults drops the
+// answers not yet used.
 func (e *Engine) Respond(op string, answers ...Answer) {
 	key := e.spec.key("Respond", op)
 	e.mu.Lock()
@@ -82,17 +80,16 @@ func (a Answer) result(e *Engine, rt *route, r *http.Request, params map[string]
 // A Request is a request an operation received, as the engine read it:
 // without the API key, which reads "[REDACTED]" wherever else it was.
 type Request struct {
-	Method string
-	Path   string // as sent, escaped
-	Query  url.Values
-	Header http.Header // without Authorization
-	Body   []byte      // at most 1 MiB
+	Method, Path string // the path as sent, escaped
+	Query        url.Values
+	Header       http.Header // without Authorization
+	Body         []byte      // at most 1 MiB
 }
 
-// record keeps r, read as body, as a request of rt, with e.mu held.
-func (e *Engine) record(rt *route, r *http.Request, body []byte) Request {
+// record keeps r as a request of rt, with e.mu held; serve adds its body.
+func (e *Engine) record(rt *route, r *http.Request) int {
 	hide := func(s string) string { return strings.ReplaceAll(s, e.apiKey, "[REDACTED]") }
-	req := Request{Method: r.Method, Path: hide(r.URL.EscapedPath()), Header: r.Header.Clone(), Body: []byte(hide(string(body)))}
+	req := Request{Method: r.Method, Path: hide(r.URL.EscapedPath()), Header: r.Header.Clone()}
 	delete(req.Header, "Authorization")
 	for _, vs := range req.Header {
 		for i, v := range vs {
@@ -101,7 +98,7 @@ func (e *Engine) record(rt *route, r *http.Request, body []byte) Request {
 	}
 	req.Query, _ = url.ParseQuery(hide(r.URL.RawQuery))
 	e.sent[rt.key] = append(e.sent[rt.key], req)
-	return req
+	return len(e.sent[rt.key]) - 1
 }
 
 // Requests returns the requests operation op received so far, in order,
