@@ -31,8 +31,7 @@ func parameterGoNames(p *prep) {
 		item := jsondoc.Get(p.doc, "paths", path)
 		type param struct {
 			prm   map[string]any
-			owner map[string]any // where it is written: the operation's own parameters, or nil
-			index int
+			index int // in the operation's parameters; -1: the path item's
 		}
 		var params []param // the path item's not overridden, then the operation's
 		for _, v := range list(item["parameters"]) {
@@ -42,7 +41,7 @@ func parameterGoNames(p *prep) {
 			}
 		}
 		for i, v := range list(op["parameters"]) {
-			params = append(params, param{prm: deref(p.doc, v), owner: op, index: i})
+			params = append(params, param{prm: deref(p.doc, v), index: i})
 		}
 		keys := map[string]int{} // Go name keys in use, by group: arguments ("path") and Params fields (the others)
 		group := func(prm map[string]any) string {
@@ -68,7 +67,7 @@ func parameterGoNames(p *prep) {
 			renamed := maps.Clone(q.prm)
 			renamed["x-go-name"] = gn
 			base := "/paths/" + jsonpointer.Escape(path) + "/" + method + "/parameters"
-			if q.owner == nil {
+			if q.index < 0 {
 				op["parameters"] = append(list(op["parameters"]), renamed)
 				p.note(base, "%s (in %s) copied from the path item, x-go-name %s", name, q.prm["in"], gn)
 				continue
