@@ -3,7 +3,7 @@ GO      ?= go
 MODULES := . tools tools/oasdiff tools/apidiff tools/benchstat internal/testdata/consumer
 
 .PHONY: all generate tidy check check-peers check-specs check-generated check-format check-vet check-tidy check-consumer check-actions check-ratelimit test \
-	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench check-floor vulncheck mutants
+	quickstart update-spec spec-diff check-spec-diff api-diff check-api-diff prism bench bench-generation check-floor vulncheck mutants
 
 all: check
 
@@ -30,6 +30,11 @@ bench:
 ## (2 to 4 minutes: three need the specgrowth tests; not part of make check)
 mutants:
 	GO=$(GO) ./scripts/mutants.sh
+
+## bench-generation: measure make generate and go build ./... on the largest document of testdata/specs, from an empty
+## build cache and a warm one (GNU time; minutes), and record the section that make bench copies into BENCHMARKS.md
+bench-generation:
+	TENSORPOOL_GENERATION_FIGURES=$(CURDIR)/internal/benchmarks/testdata/generation.md $(GO) test -count=1 -v -timeout 60m -run '^TestGenerationAtScale$$' ./internal/specgrowth
 
 ## quickstart: the main job, against the built-in engine whatever the environment (the API only with -live)
 quickstart:

@@ -5,6 +5,8 @@
 # BenchmarkClientOverhead in rounds, compared by benchstat (tools/benchstat).
 # internal/benchmarks is also built on two earlier commits (git archive: it
 # needs their history), so that its "before" columns are measured in the run.
+# The section on generation at scale is copied as `make bench-generation`
+# recorded it (internal/benchmarks/testdata/generation.md).
 # BENCHMARKS.md is written even when a goal is missed; the script then fails.
 #
 #   BENCH_COUNT  rounds of BenchmarkClientOverhead (default 10)
@@ -68,6 +70,7 @@ elapsed=$(($(date +%s) - start))
 
 	EOF
 	cat "$tmp/figures.md"
+	cat internal/benchmarks/testdata/generation.md # as recorded by make bench-generation: minutes of builds, not rerun here
 	cat <<-EOF
 		## What does the client cost over a hand-written call?
 

@@ -5,12 +5,13 @@
 //
 //	go run ../scripts/specprep ../openapi.json -- <generator command>
 //
-// Each rule (rules.go) works around one limitation of oapi-codegen v2.8.2 and
-// is wire-neutral (internal/specgrowth checks each with oasdiff): it writes
-// x-go-* extensions, moves an inline schema into components, states a
-// discriminator mapping that the branches imply, or names a path parameter
-// as its template does. Each change is a line on standard error: rule, JSON
-// pointer, what.
+// Each rule (rules.go, names.go) works around one limitation of oapi-codegen
+// v2.8.2 and is wire-neutral (internal/specgrowth checks each with oasdiff):
+// it writes x-go-* extensions, moves an inline schema into components, states
+// a discriminator mapping that the branches imply, names a path parameter as
+// its template does, renames an operationId, gives an allOf's inline member
+// the readOnly its allOf has, or drops the webhooks, which a client never
+// sends. Each change is a line on standard error: rule, JSON pointer, what.
 package main
 
 import (

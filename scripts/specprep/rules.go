@@ -24,12 +24,18 @@ var rules = []struct {
 	apply       func(*prep)
 }{
 	{projectRule, "https://github.com/oapi-codegen/oapi-codegen/issues/1927", projectEdits},
+	{"webhooks-lose-their-components", "https://github.com/oapi-codegen/oapi-codegen/pull/2233", dropWebhooks},          // no issue of its own; 2233 keeps pruned schemas
 	{"operation-names-only-from-operation-id", "https://github.com/oapi-codegen/oapi-codegen/issues/583", fastAPINames}, // no issue of its own; 583 is x-go-name's reach
 	{"path-parameters-paired-by-name", "https://github.com/oapi-codegen/oapi-codegen/issues/704", pathParameterNames},
 	{"discriminator-needs-ref-branches-and-mapping", "https://github.com/oapi-codegen/oapi-codegen/issues/712", discriminators},
 	{"nullable-union-loses-its-type", "https://github.com/oapi-codegen/oapi-codegen/issues/2218", nullableUnions},
 	{"parameter-union-or-untyped-not-callable", "https://github.com/oapi-codegen/oapi-codegen/issues/2560", parameters},
 	{"multi-type-unhandled", "https://github.com/oapi-codegen/oapi-codegen/issues/2521", multiTypes},
+	{"read-only-differs-inside-all-of", "https://github.com/oapi-codegen/oapi-codegen/issues/1883", allOfFlags},
+	{"enum-constants-named-like-types", "https://github.com/oapi-codegen/oapi-codegen/issues/1226", enumConstants},
+	{"any-of-branch-named-like-its-items", "https://github.com/oapi-codegen/oapi-codegen/issues/375", branchItems}, // closed by PR 442, which missed this case
+	{"parameter-go-names-clash", "https://github.com/oapi-codegen/oapi-codegen/issues/1754", parameterGoNames},
+	{"operation-go-names-clash", "https://github.com/oapi-codegen/oapi-codegen/issues/1248", operationGoNames},
 }
 
 // projectRule names the project's own edits (projectEdits).
@@ -426,4 +432,107 @@ func goName(s string) string {
 		return "T" + name
 	}
 	return name
+}
+
+// dropWebhooks: oapi-codegen v2.8.2 generates a webhook initiator for a
+// 3.1 document's webhooks (a client that sends them), but its pruning of
+// unused components does not walk webhooks, so a schema or parameter only a
+// webhook uses is deleted and the build fails ("undefined: SomeEvent").
+// A client of the API sends no webhook, and a webhook is not on its wire:
+// the webhooks go from the prepared copy (oasdiff: webhook-removed), and
+// with them the initiator and what only they use.
+func dropWebhooks(p *prep) {
+	if hooks, _ := p.doc["webhooks"].(map[string]any); len(hooks) > 0 {
+		p.note("/webhooks", "removed: %d webhooks, which a client never sends", len(hooks))
+	}
+	delete(p.doc, "webhooks")
+}
+
+// allOfFlags: oapi-codegen merges an allOf's members and stops where two
+// disagree on readOnly or writeOnly ("merging two schemas with different
+// ReadOnly"), even where the allOf itself is readOnly. An annotation of a
+// member applies to the whole instance, which must match every member: an
+// inline member gets the flag its allOf or another member has (a shared
+// component is never edited).
+func allOfFlags(p *prep) {
+	walk(p.doc, "", func(s map[string]any, ptr string) {
+		members := list(s["allOf"])
+		if len(members) < 2 {
+			return
+		}
+		for _, flag := range []string{"readOnly", "writeOnly"} {
+			set := s[flag] == true
+			for _, m := range members {
+				set = set || deref(p.doc, m)[flag] == true
+			}
+			for i, m := range members {
+				if m, _ := m.(map[string]any); set && m != nil && m["$ref"] == nil && m[flag] != true {
+					m[flag] = true
+					p.note(ptr+"/allOf/"+strconv.Itoa(i), "%s: true, as its allOf", flag)
+				}
+			}
+		}
+	})
+}
+
+// enumConstants: with always-prefix-enum-values (oapi-codegen.yaml), an
+// enum's constants are its type name and each value's name (ThingTypeAB for
+// value a_b of property type of schema thing), and oapi-codegen does not
+// check them against the type names of other schemas (thing_type_a_b is
+// ThingTypeAB too): "redeclared in this block". Where a constant of an enum
+// of a component or of its properties would have a component's name, the
+// enum gets x-enum-varnames: each value's own name, the clashing ones with
+// "Value" after it. Names are compared without case or separators.
+func enumConstants(p *prep) {
+	walk(jsondoc.Get(p.doc, "components", "schemas"), "/components/schemas", func(s map[string]any, ptr string) {
+		values := list(s["enum"])
+		if len(values) == 0 || s["x-enum-varnames"] != nil || !enumOwner.MatchString(ptr) {
+			return
+		}
+		typ, names, clash := nameAt(p.doc, ptr), make([]any, len(values)), false
+		for i, v := range values {
+			names[i] = fmt.Sprint(v)
+			if p.taken[strings.ToLower(typ+goName(names[i].(string)))] {
+				clash = true
+				names[i] = names[i].(string) + " value"
+				for n := 2; p.taken[strings.ToLower(typ+goName(names[i].(string)))]; n++ {
+					names[i] = fmt.Sprintf("%v value%d", v, n)
+				}
+			}
+		}
+		if clash {
+			s["x-enum-varnames"] = names
+			p.note(ptr, "x-enum-varnames %v", names)
+		}
+	})
+}
+
+// enumOwner matches a component or a property of one, at any depth: where
+// oapi-codegen names an enum type as nameAt does.
+var enumOwner = regexp.MustCompile(`^/components/schemas/[^/]+(/properties/[^/]+)*$`)
+
+// branchItems: a branch of a union gets a type named after the union and its
+// index (X0), and so does the enum of an array branch's items, so the
+// branch is X0 = []X0 beside X0 string: "invalid recursive type" and
+// "redeclared", or at generation "duplicate typename". The items of such a
+// branch (inline, a string enum) are a plain string (x-go-type), which
+// names no type; their values are still checked on the wire by the server.
+func branchItems(p *prep) {
+	walk(p.doc, "", func(s map[string]any, ptr string) {
+		if len(branches(p.doc, s)) < 2 {
+			return
+		}
+		for _, key := range []string{"anyOf", "oneOf"} {
+			for i, b := range list(s[key]) {
+				b, _ := b.(map[string]any)
+				items, _ := b["items"].(map[string]any)
+				if b["$ref"] != nil || !slices.Contains(types(b), "array") || items == nil || items["$ref"] != nil ||
+					items["x-go-type"] != nil || len(list(items["enum"])) == 0 || !slices.Equal(types(items), []any{"string"}) {
+					continue
+				}
+				items["x-go-type"] = "string"
+				p.note(ptr+"/"+key+"/"+strconv.Itoa(i)+"/items", "x-go-type string")
+			}
+		}
+	})
 }

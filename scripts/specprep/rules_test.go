@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-openapi/jsonpointer"
+
 	"github.com/tensorpool/tensorpool-go/internal/jsondoc"
 )
 
@@ -123,6 +125,57 @@ func TestRules(t *testing.T) {
 		is(t, doc, part+"parameters/0", "map[in:path name:project_id required:true schema:map[type:string]]") // a $ref'd project, copied
 		is(t, doc, "/components/parameters/Project/name", "project")                                          // the shared component is not edited
 		is(t, doc, part+"get/parameters/0/name", "part_id")                                                   // part
+	})
+	t.Run("webhooks", func(t *testing.T) {
+		doc, changes := prepared(t, "webhooks-components")
+		is(t, doc, "/webhooks", "<nil>")
+		is(t, doc, "/components/schemas/ItemCreatedEvent/required", "[item]") // left to the generator's pruning
+		if !strings.Contains(changes, "removed: 1 webhooks") {
+			t.Errorf("changes: %s", changes)
+		}
+	})
+	t.Run("readOnly inside an allOf", func(t *testing.T) {
+		doc, _ := prepared(t, "all-of-read-only")
+		audit := "/components/schemas/Audit/properties/"
+		is(t, doc, audit+"stamp/allOf/1/readOnly", "true")  // the allOf is readOnly, and so is Stamp
+		is(t, doc, audit+"signed/allOf/0/readOnly", "true") // Stamp is readOnly
+		is(t, doc, audit+"signed/allOf/1", "map[$ref:#/components/schemas/Stamp]")
+		is(t, doc, "/components/schemas/Stamp/writeOnly", "<nil>") // no member is writeOnly
+	})
+	t.Run("enum constants named like types", func(t *testing.T) {
+		doc, _ := prepared(t, "enum-constants-named-like-types")
+		is(t, doc, "/components/schemas/thing/properties/type/x-enum-varnames", "[a_b value c value d]")
+		is(t, doc, "/components/schemas/thing/properties/type/enum", "[a_b c d]")
+	})
+	t.Run("an anyOf branch named like its items", func(t *testing.T) {
+		doc, _ := prepared(t, "any-of-branch-items")
+		is(t, doc, "/components/schemas/ReportRequest/properties/include/anyOf/0/items", "map[enum:[charges refunds] type:string x-go-type:string]")
+		is(t, doc, "/components/schemas/ReportRequest/properties/include/anyOf/1/x-go-type", "<nil>")
+		is(t, doc, "/paths/~1exports/post/requestBody/content/application~1x-www-form-urlencoded/schema/properties/include/anyOf/0/items/x-go-type", "string")
+	})
+	t.Run("parameter Go names", func(t *testing.T) {
+		doc, _ := prepared(t, "parameter-go-names")
+		for name, want := range map[string]string{"ctx": "CtxParam", "c": "CParam", "c_": "CParam", "err": "ErrParam", "reqEditors": "ReqEditorsParam",
+			"url": "UrlParam", "server": "ServerParam", "string": "StringParam"} {
+			is(t, doc, "/paths/~1by-"+jsonpointer.Escape(strings.ReplaceAll(name, "_", "-"))+"~1{"+name+"}/get/parameters/0/x-go-name", want)
+		}
+		search := "/paths/~1search/get/parameters/"
+		is(t, doc, search+"0/x-go-name", "<nil>")   // a_b keeps its Go name
+		is(t, doc, search+"1/x-go-name", "ABParam") // a-b: the same Go name
+		is(t, doc, search+"2/x-go-name", "<nil>")   // X-Id, a header: a field of the same Params
+		is(t, doc, search+"3/x-go-name", "XIdParam")
+		is(t, doc, "/paths/~1storage~1{storage_id}~1{storageId}/get/parameters/0/x-go-name", "StorageIdParam")
+		is(t, doc, "/paths/~1links~1{url}/get/parameters/0/x-go-name", "UrlParam") // copied from the path item
+		is(t, doc, "/components/parameters/Url/x-go-name", "<nil>")                // the shared component is not edited
+	})
+	t.Run("operation Go names", func(t *testing.T) {
+		doc, _ := prepared(t, "operation-go-names")
+		for path, want := range map[string]string{"foo": "get_foo", "v2~1foo": "getFoo2", "bar": "foo-bar", "v2~1bar": "foo_bar2",
+			"servers": "server2", "clients": "client2", "editors": "request_editors2"} {
+			is(t, doc, "/paths/~1"+path+"/get/operationId", want)
+		}
+		is(t, doc, "/paths/~1items/post/operationId", "create_item")                       // CreateItem and CreateItemWithBody
+		is(t, doc, "/paths/~1items~1with-body/post/operationId", "create_item_with_body2") // not a second CreateItemWithBody
 	})
 	t.Run("nullable unions", func(t *testing.T) {
 		doc, _ := prepared(t, "nullable-union")
