@@ -221,14 +221,22 @@ func (g Builder) branch(s *openapi3.Schema, depth int) any {
 	slices.SortStableFunc(branches, func(a, b *openapi3.SchemaRef) int {
 		return boolInt(a.Value != nil && a.Value.Type.Is(openapi3.TypeNull)) - boolInt(b.Value != nil && b.Value.Type.Is(openapi3.TypeNull))
 	})
+	own := *s // the properties s has beside its branches
+	own.OneOf, own.AnyOf = nil, nil
 	var first any
 	for _, full := range []bool{g.full, true} { // then with every property, where no branch stood out
 		g := g
 		g.full = full
 		for i, b := range branches {
 			v := g.build(b.Value, depth)
-			if m, ok := v.(map[string]any); ok && s.Discriminator != nil {
-				m[s.Discriminator.PropertyName] = discriminatorValue(s.Discriminator, b)
+			if m, ok := v.(map[string]any); ok {
+				if o, ok := g.build(&own, depth).(map[string]any); ok && (len(own.Properties) > 0 || len(own.Required) > 0) {
+					maps.Insert(o, maps.All(m))
+					v, m = o, o
+				}
+				if s.Discriminator != nil {
+					m[s.Discriminator.PropertyName] = discriminatorValue(s.Discriminator, b)
+				}
 			}
 			if i == 0 && first == nil {
 				first = v
