@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -121,17 +122,21 @@ func callOf(t *testing.T, e *Engine, rt *route, op operations.Operation) (func(*
 	if rb := rt.kr.Operation.RequestBody; rb != nil && rb.Value != nil {
 		name = op.Name + "WithBodyWithResponse"
 		for _, mt := range slices.Sorted(maps.Keys(rb.Value.Content)) {
-			if m := rb.Value.Content[mt]; strings.Contains(mt, "json") && m.Schema != nil && contentType == "" {
-				v, err := synth.Builder{Opts: e.spec.synth.Opts, Request: true}.Value(m.Schema.Value, m.Example)
-				if err != nil {
-					return nil, "no request body found for its schema"
-				}
+			m := rb.Value.Content[mt]
+			form := mt == "application/x-www-form-urlencoded"
+			if !strings.Contains(mt, "json") && !form || m.Schema == nil || contentType != "" {
+				continue
+			}
+			v, err := synth.Builder{Opts: e.spec.synth.Opts, Request: true}.Value(m.Schema.Value, m.Example)
+			if err != nil {
+				return nil, "no request body found for its schema"
+			}
+			if body, contentType = formOf(v), mt; !form {
 				body, _ = json.Marshal(v)
-				contentType = mt
 			}
 		}
-		if contentType == "" {
-			return nil, "its body is not JSON"
+		if contentType == "" || body == nil {
+			return nil, "its body is neither JSON nor a flat form"
 		}
 	}
 	for _, p := range slices.Concat(rt.kr.PathItem.Parameters, rt.kr.Operation.Parameters) {
@@ -183,6 +188,30 @@ func callOf(t *testing.T, e *Engine, rt *route, op operations.Operation) (func(*
 		err, _ := out[1].Interface().(error)
 		return out[0].Interface(), err
 	}, ""
+}
+
+// formOf encodes v, an object of scalars and lists of scalars, as a form;
+// nil for any other value.
+func formOf(v any) []byte {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	form := url.Values{}
+	for k, v := range m {
+		items, ok := v.([]any)
+		if !ok {
+			items = []any{v}
+		}
+		for _, item := range items {
+			switch item.(type) {
+			case map[string]any, []any, nil:
+				return nil
+			}
+			form.Add(k, fmt.Sprint(item))
+		}
+	}
+	return []byte(form.Encode())
 }
 
 func cmpSchema(s *openapi3.Schema) *openapi3.Schema {
