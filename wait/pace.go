@@ -35,16 +35,17 @@ type pace struct {
 	slots    chan struct{} // a poll in flight holds one
 	start    atomic.Int64  // slots the slow start still holds
 	mu       sync.Mutex
-	fill     float64   // the law's rate (fillRate); +Inf until the first throttle (tokenBucketEnabled)
-	rate     float64   // the bucket's: fill, or less if the last answer states less
-	tokens   float64   // in the bucket, at most bucketSize
-	refilled time.Time // when tokens were last counted
-	sent     float64   // the rate sent, answers counted (measuredTxRate)
-	count    int       // answers since bucket (requestCount)
-	bucket   time.Time // the half second counted last (lastTxRateBucket)
-	top      float64   // the rate the last cut was from (lastMaxRate)
-	cut      time.Time // the last cut (lastThrottleTime)
-	until    time.Time // no poll before it: a reset or a Retry-After
+	fill     float64       // the law's rate (fillRate); +Inf until the first throttle (tokenBucketEnabled)
+	rate     float64       // the bucket's: fill, or less if the last answer states less
+	tokens   float64       // in the bucket, at most bucketSize
+	refilled time.Time     // when tokens were last counted
+	sent     float64       // the rate sent, answers counted (measuredTxRate)
+	count    int           // answers since bucket (requestCount)
+	bucket   time.Time     // the half second counted last (lastTxRateBucket)
+	top      float64       // the rate the last cut was from (lastMaxRate)
+	cut      time.Time     // the last cut (lastThrottleTime)
+	until    time.Time     // no poll before it: a reset or a Retry-After
+	window   time.Duration // the longest window of an X-RateLimit quota seen
 }
 
 func newPace(concurrency int) *pace {
@@ -148,6 +149,9 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	p.rate = p.fill
 	if l.Rate > 0 { // the latest answer's fields, if any, bound the rate
 		p.rate = min(p.rate, paceMargin*l.Rate)
+	}
+	if p.window = max(p.window, l.Window); l.Quota > 0 {
+		p.rate = min(p.rate, paceMargin*l.Quota/p.window.Seconds())
 	}
 	if u := now.Add(min(l.Wait, paceHold)); u.After(p.until) {
 		p.until = u

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -542,6 +543,28 @@ func TestPaceTokenPastTheDeadline(t *testing.T) {
 			if wait := p.token(); wait != paceHold {
 				t.Errorf("at %v polls a second: the next token in %v; want %v", r, wait, paceHold)
 			}
+		}
+	})
+}
+
+// TestSlowapiRetryAfterIsTheWindows (issue 44): slowapi with its headers
+// sends, on every answer, Retry-After: int(reset - now), the time to its
+// X-RateLimit-Reset, or the handler's own if later. On a 200 that only
+// restates the reset, the request polls on the schedule without a hint
+// (2 s), not 41 s later: the pace keeps to the window. A Retry-After with
+// no reset beside it is the request's own.
+func TestSlowapiRetryAfterIsTheWindows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reset := strconv.FormatInt(time.Now().Add(41*time.Second).Unix(), 10) // the window ends in 40 s: slowapi adds 1
+		slowapi := reply{status: gen.RequestStatusPROCESSING, retryAfter: "41", header: map[string]string{
+			"X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "99", "X-RateLimit-Reset": reset}}
+		f := newFake().on("a", slowapi).on("b", running("41"))
+		p := f.poller(t, 0)
+		if s, err := p.Step(t.Context(), "a", nil); err != nil || s.Reason != ReasonBackoff || s.Next < noHint || s.Next > noHint*5/4 {
+			t.Errorf("slowapi's Retry-After: 41 restating its reset: next poll in %v (%s), %v; want in 2 s to 2.5 s, without a hint", s.Next, s.Reason, err)
+		}
+		if s, err := p.Step(t.Context(), "b", nil); err != nil || s.Reason != ReasonRetryAfter || s.Next < 41*time.Second {
+			t.Errorf("Retry-After: 41 alone: next poll in %v (%s), %v; want after 41 s", s.Next, s.Reason, err)
 		}
 	})
 }
