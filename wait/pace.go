@@ -27,10 +27,10 @@ const (
 	paceHold   = 10 * time.Minute // ours: the longest a reset or a Retry-After holds the polls
 	bucketSize = 1                // ours: one token, so polls are paced, never a burst (RFC 9002 section 7.7); bucket.py's holds a second's
 
-	// ours: after a throttle, the curve's concave part lasts this many
-	// polls at the rate cut from, not the SDK's second or so (issue 44): one
-	// refusal a cycle is 1 %. CUBIC's shape (RFC 9438 section 4.2),
-	// stretched in time; binds below 34 polls a second.
+	// ours: after a throttle without Retry-After (slowapi's), the curve's
+	// concave part lasts this many polls at the rate cut from, not the SDK's
+	// second or so (issue 44): one refusal a cycle is 1 %. CUBIC's shape (RFC
+	// 9438 section 4.2), stretched in time; binds below 34 polls a second.
 	regainPolls = 100
 	sampleMin   = 10 // ours: a delivered rate counts this many accepted polls at least, right within 10 %
 )
@@ -60,6 +60,7 @@ type pace struct {
 	regain   float64       // regainPolls; 0 in a test of the SDK's own figures
 	window   time.Duration // the longest window of an X-RateLimit quota seen
 	until    time.Time     // no poll before it: a reset or a Retry-After
+	stretch  bool          // the last cut was for a throttle without Retry-After
 }
 
 func newPace(concurrency int) *pace {
@@ -144,7 +145,8 @@ func (p *pace) done() { <-p.slots }
 //   - when more polls were refused than accepted over a cycle no shorter
 //     than the last, the cut is to the rate accepted, if lower (TCP
 //     Westwood's estimate, Mascolo et al., MobiCom 2001);
-//   - the curve's concave part lasts regainPolls polls at least;
+//   - after a throttle without Retry-After, the curve's concave part lasts
+//     regainPolls polls at least (a Retry-After's hold spaces polls itself);
 //   - a hold leaves a token for the first poll after it.
 func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	if !throttle && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
@@ -173,12 +175,12 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 		if d := float64(p.acc) / now.Sub(p.cut).Seconds(); p.acc >= sampleMin && p.ref >= p.acc && d < min(r, p.low) && now.Sub(p.cut) >= p.iv {
 			top, r = d/cubicBeta, d
 		}
-		p.top, p.cut, p.low, p.recovery, p.acc, p.ref, p.iv = top, now, r, true, 0, 0, now.Sub(p.cut)
+		p.top, p.cut, p.low, p.recovery, p.acc, p.ref, p.iv, p.stretch = top, now, r, true, 0, 0, now.Sub(p.cut), l.Wait == 0
 	case math.IsInf(r, 1), p.recovery && sent.Before(p.cut): // no law yet, or no answer yet to a poll sent after the cut
 	default: // cubicSuccess, from calculateTimeWindow's point
 		p.recovery = false
 		k, c := math.Cbrt(p.top*(1-cubicBeta)/cubicScale), cubicScale
-		if s := min(p.regain/p.top, paceHold.Seconds()); p.top > 0 && s > k {
+		if s := min(p.regain/p.top, paceHold.Seconds()); p.top > 0 && p.stretch && s > k {
 			k, c = s, p.top*(1-cubicBeta)/(s*s*s)
 		}
 		r = c*math.Pow(now.Sub(p.cut).Seconds()-k, 3) + p.top

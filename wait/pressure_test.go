@@ -517,11 +517,13 @@ func TestPaceCutsOncePerEpisode(t *testing.T) {
 	})
 }
 
-// TestPaceRegainsOverPolls (issue 44): below about 34 polls a second, the
-// curve regains a cut over regainPolls polls at the rate cut from, not over
-// the SDK's second or so: cut from 1 poll a second, with an answer every
-// second, the rate is back at 1 after 100 s, the concave part's end, and not
-// before.
+// TestPaceRegainsOverPolls (issue 44): after a throttle without
+// Retry-After, below about 34 polls a second, the curve regains a cut over
+// regainPolls polls at the rate cut from, not over the SDK's second or so:
+// cut from 1 poll a second, with an answer every second, the rate is back at
+// 1 after 100 s, the concave part's end, and not before. After a throttle
+// with Retry-After, whose hold spaces the polls, the SDK's curve is back at
+// 1 within 2 s (four Pollers on one key stay fair).
 func TestPaceRegainsOverPolls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(1)
@@ -537,6 +539,15 @@ func TestPaceRegainsOverPolls(t *testing.T) {
 					t.Errorf("%d s after a cut from 1 a second: %v a second; want %v to %v", s, got, w[0], w[1])
 				}
 			}
+		}
+		p.fill = 1
+		p.answered(time.Now(), true, ratelimit.Limit{Wait: time.Second}) // a 429 with Retry-After: 1
+		for range 2 {
+			time.Sleep(time.Second)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+		}
+		if got := p.limit(); got < 1 {
+			t.Errorf("2 s after a cut from 1 a second by a 429 with Retry-After: %v a second; want back at 1", got)
 		}
 	})
 }
