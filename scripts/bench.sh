@@ -25,7 +25,7 @@ export TENSORPOOL_NGINX=1 TENSORPOOL_SLOWAPI=1 # a missing nginx or package fail
 # "Before", measured by this same code in the same run (waitscale_test.go):
 # today's law as issue 44 was filed, the candidate law issue 44 did not
 # adopt, and the hold the pace replaced.
-today=e164252 candidate=${PACE_CANDIDATE:-}
+today=e164252 candidate=${PACE_CANDIDATE-cbab345} # PACE_CANDIDATE= measures none
 for rev in $today fb24af9 $candidate; do
 	mkdir "$tmp/$rev"
 	git archive "$rev" | tar -x -C "$tmp/$rev"

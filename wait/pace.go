@@ -146,8 +146,7 @@ func (p *pace) done() { <-p.slots }
 //     than the last, the cut is to the rate accepted, if lower (TCP
 //     Westwood's estimate, Mascolo et al., MobiCom 2001);
 //   - after a throttle without Retry-After, the curve's concave part lasts
-//     regainPolls polls at least (a Retry-After's hold spaces polls itself);
-//   - a hold leaves a token for the first poll after it.
+//     regainPolls polls at least; a hold leaves a token for the poll after it.
 func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	if !throttle && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
 		defer func() { <-p.slots }() // slow start: one more poll in flight, once this answer has paced them
