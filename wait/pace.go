@@ -60,7 +60,7 @@ type pace struct {
 	regain   float64       // regainPolls; 0 in a test of the SDK's own figures
 	window   time.Duration // the longest window of an X-RateLimit quota seen
 	until    time.Time     // no poll before it: a reset or a Retry-After
-	stretch  bool          // the last cut was for a throttle without Retry-After
+	stretch  bool          // the last cut was for a throttle without Retry-After, from a known rate
 }
 
 func newPace(concurrency int) *pace {
@@ -145,8 +145,8 @@ func (p *pace) done() { <-p.slots }
 //   - when more polls were refused than accepted over a cycle no shorter
 //     than the last, the cut is to the rate accepted, if lower (TCP
 //     Westwood's estimate, Mascolo et al., MobiCom 2001);
-//   - after a throttle without Retry-After, the curve's concave part lasts
-//     regainPolls polls at least; a hold leaves a token for the poll after it.
+//   - after a throttle without Retry-After that cuts a rate the last cut set,
+//     the concave part lasts regainPolls polls; a hold leaves a poll a token.
 func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	if !throttle && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
 		defer func() { <-p.slots }() // slow start: one more poll in flight, once this answer has paced them
@@ -174,7 +174,7 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 		if d := float64(p.acc) / now.Sub(p.cut).Seconds(); p.acc >= sampleMin && p.ref >= p.acc && d < min(r, p.low) && now.Sub(p.cut) >= p.iv {
 			top, r = d/cubicBeta, d
 		}
-		p.top, p.cut, p.low, p.recovery, p.acc, p.ref, p.iv, p.stretch = top, now, r, true, 0, 0, now.Sub(p.cut), l.Wait == 0
+		p.top, p.cut, p.low, p.recovery, p.acc, p.ref, p.iv, p.stretch = top, now, r, true, 0, 0, now.Sub(p.cut), l.Wait == 0 && p.top > 0
 	case math.IsInf(r, 1), p.recovery && sent.Before(p.cut): // no law yet, or no answer yet to a poll sent after the cut
 	default: // cubicSuccess, from calculateTimeWindow's point
 		p.recovery = false

@@ -523,7 +523,8 @@ func TestPaceCutsOncePerEpisode(t *testing.T) {
 // cut from 1 poll a second, with an answer every second, the rate is back at
 // 1 after 100 s, the concave part's end, and not before. After a throttle
 // with Retry-After, whose hold spaces the polls, the SDK's curve is back at
-// 1 within 2 s (four Pollers on one key stay fair).
+// 1 within 2 s (four Pollers on one key stay fair), and so it is after the
+// first cut, from a rate measured while polls went unpaced.
 func TestPaceRegainsOverPolls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(1)
@@ -548,6 +549,19 @@ func TestPaceRegainsOverPolls(t *testing.T) {
 		}
 		if got := p.limit(); got < 1 {
 			t.Errorf("2 s after a cut from 1 a second by a 429 with Retry-After: %v a second; want back at 1", got)
+		}
+		p = newPace(1) // the first cut from a rate measured, not one a cut set: the SDK's curve
+		for range 8 {
+			time.Sleep(250 * time.Millisecond)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+		}
+		p.answered(time.Now(), true, ratelimit.Limit{})
+		for range 8 {
+			time.Sleep(250 * time.Millisecond)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+		}
+		if got := p.limit(); got < p.top {
+			t.Errorf("2 s after the first cut, from %v a second measured: %v a second; want back at %v", p.top, got, p.top)
 		}
 	})
 }

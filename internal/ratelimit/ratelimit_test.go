@@ -57,6 +57,8 @@ func TestParse(t *testing.T) {
 			"X-Ratelimit-Reset": {strconv.FormatInt(now.Add(time.Minute).Unix()+1, 10)}}, 0, 0, 10, time.Minute},
 		{"slowapi, 10 a minute, late in the window", http.Header{"X-Ratelimit-Limit": {"10"}, "X-Ratelimit-Remaining": {"0"},
 			"X-Ratelimit-Reset": {strconv.FormatInt(now.Add(5*time.Second).Unix()+1, 10)}}, 0, 0, 10, 5 * time.Second},
+		{"slowapi, behind uvicorn's Date a minute late", http.Header{"X-Ratelimit-Limit": {"2"}, "X-Ratelimit-Remaining": {"1"},
+			"X-Ratelimit-Reset": {strconv.FormatInt(now.Add(1300*time.Millisecond).Unix()+1, 10)}, "Date": {now.Add(-time.Minute).Format(http.TimeFormat)}}, 0, 0, 2, time.Second},
 		{"slowapi, the window's end passed", http.Header{"X-Ratelimit-Limit": {"2"}, "X-Ratelimit-Remaining": {"2"},
 			"X-Ratelimit-Reset": {strconv.FormatInt(now.Unix()+1, 10)}}, 0, 0, 2, time.Second},
 		{"X- decimal reset", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1.5"}}, 1 / 1.5, 1500 * time.Millisecond, 0, 0},
