@@ -71,7 +71,8 @@ type rlCase struct {
 	window  time.Duration
 	limiter string
 	headers bool
-	key     string // the API key; tensorpooltest.DefaultAPIKey if ""
+	key     string        // the API key; tensorpooltest.DefaultAPIKey if ""
+	most    time.Duration // each WaitAll's deadline; 30 min if 0
 }
 
 // per is the limit's window.
@@ -259,7 +260,7 @@ func runRateLimited(t *testing.T, c rlCase, ids []string, base string, tr func(i
 	t.Helper()
 	var f rlFigures
 	f.pollers = make([]rlPoller, c.pollers)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(c.most, 30*time.Minute))
 	defer cancel()
 	var wg sync.WaitGroup
 	per := len(ids) / c.pollers
