@@ -20,8 +20,8 @@ test:
 		echo "info: no C compiler for cgo, so no race detector: $(GO) test -count=1 ./..."; $(GO) test -count=1 ./...; \
 	fi
 
-## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (about 8 minutes, the nginx runs in real
-## time; installs nginx first, .ci/setup bench; fails when a goal is missed)
+## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (about 25 minutes, the nginx and peer runs in real
+## time; installs nginx and the peer's packages first, .ci/setup bench; fails when a goal is missed)
 bench:
 	GO=$(GO) ./scripts/bench.sh
 

@@ -37,7 +37,7 @@ done
 cd internal/benchmarks
 status=0
 touch "$tmp/figures.md"
-"$tmp/benchmarks.test" -test.run '^TestBench' -test.v -test.timeout 30m -figures "$tmp/figures.md" \
+"$tmp/benchmarks.test" -test.run '^TestBench' -test.v -test.timeout 60m -figures "$tmp/figures.md" \
 	-economy.n "${ECONOMY_N:-1000}" -pace.before "$tmp/$today.test" -pace.hold "$tmp/fb24af9.test" \
 	${candidate:+-pace.candidate "$tmp/$candidate.test"} || status=$?
 # One round is every client once (-count=1), so that load from other work on
