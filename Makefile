@@ -20,8 +20,8 @@ test:
 		echo "info: no C compiler for cgo, so no race detector: $(GO) test -count=1 ./..."; $(GO) test -count=1 ./...; \
 	fi
 
-## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (about 8 minutes, the nginx runs in real
-## time; installs nginx first, .ci/setup bench; fails when a goal is missed)
+## bench: run the measurements of internal/benchmarks and rewrite BENCHMARKS.md (about 25 minutes, the nginx and peer runs in real
+## time; installs nginx and the peer's packages first, .ci/setup bench; fails when a goal is missed)
 bench:
 	GO=$(GO) ./scripts/bench.sh
 
@@ -98,10 +98,11 @@ check-actions:
 	$(GO) run -modfile=tools/go.mod github.com/rhysd/actionlint/cmd/actionlint
 	@echo "check-actions: actionlint and shellcheck find nothing in $$(ls .github/workflows | tr '\n' ' ')"
 
-## check-ratelimit: wait's pace behind nginx's limit_req (Debian's nginx, on loopback): every goal of the rate-limit
-## runs met, in about 40 s (make bench runs the full set)
+## check-ratelimit: wait's pace behind two real limiters on loopback, every goal met: nginx's limit_req (Debian's
+## nginx, about 40 s), then a FastAPI service limited as slowapi does (Debian's python3-fastapi, -uvicorn and -limits;
+## internal/benchmarks/testdata/slowapi_peer.py; about 70 s). make bench runs the full set
 check-ratelimit:
-	TENSORPOOL_NGINX=1 $(GO) test -count=1 -run '^TestRateLimitNginx$$' -v ./internal/benchmarks
+	TENSORPOOL_NGINX=1 TENSORPOOL_SLOWAPI=1 $(GO) test -count=1 -run '^TestRateLimit(Nginx|Slowapi)$$' -v ./internal/benchmarks
 
 ## vulncheck: known vulnerabilities reachable from the library (needs network; CI runs it in a job of its own)
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0

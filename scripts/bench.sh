@@ -21,12 +21,14 @@ start=$(date +%s)
 load() { uptime | sed 's/.*load averages*: *//; s/[, ].*//'; } # the last minute's
 load_before=$(load)
 
-./.ci/setup bench # nginx, for the rate-limit runs
-export TENSORPOOL_NGINX=1 # a missing nginx fails them instead of skipping
+./.ci/setup bench # nginx and the slowapi peer's packages, for the rate-limit runs
+export TENSORPOOL_NGINX=1 TENSORPOOL_SLOWAPI=1 # a missing nginx or package fails them instead of skipping
 "$GO" test -c -o "$tmp/benchmarks.test" ./internal/benchmarks
 # "Before", measured by this same code in the same run (waitscale_test.go):
-# main's old pace as issue 37 was filed, and the hold the pace replaced.
-for rev in fa67cb3 fb24af9; do
+# today's law as issue 44 was filed, the candidate law issue 44 did not
+# adopt, and the hold the pace replaced.
+today=e164252 candidate=${PACE_CANDIDATE-cbab345} # PACE_CANDIDATE= measures none
+for rev in $today fb24af9 $candidate; do
 	mkdir "$tmp/$rev"
 	git archive "$rev" | tar -x -C "$tmp/$rev"
 	rm -rf "$tmp/$rev/internal/benchmarks"
@@ -37,8 +39,9 @@ done
 cd internal/benchmarks
 status=0
 touch "$tmp/figures.md"
-"$tmp/benchmarks.test" -test.run '^TestBench' -test.v -test.timeout 30m -figures "$tmp/figures.md" \
-	-economy.n "${ECONOMY_N:-1000}" -pace.before "$tmp/fa67cb3.test" -pace.hold "$tmp/fb24af9.test" || status=$?
+"$tmp/benchmarks.test" -test.run '^TestBench' -test.v -test.timeout 60m -figures "$tmp/figures.md" \
+	-economy.n "${ECONOMY_N:-1000}" -pace.before "$tmp/$today.test" -pace.hold "$tmp/fb24af9.test" \
+	${candidate:+-pace.candidate "$tmp/$candidate.test"} || status=$?
 # One round is every client once (-count=1), so that load from other work on
 # the machine falls on all of them alike.
 for _ in $(seq "${BENCH_COUNT:-10}"); do

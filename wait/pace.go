@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -25,31 +26,47 @@ const (
 	paceMargin = 0.98             // ours: of a rate the server states
 	paceHold   = 10 * time.Minute // ours: the longest a reset or a Retry-After holds the polls
 	bucketSize = 1                // ours: one token, so polls are paced, never a burst (RFC 9002 section 7.7); bucket.py's holds a second's
+
+	// ours: after a throttle without Retry-After (slowapi's), the curve's
+	// concave part lasts this many polls at the rate cut from, not the SDK's
+	// second or so (issue 44): one refusal a cycle is 1 %. CUBIC's shape (RFC
+	// 9438 section 4.2), stretched in time; binds below 34 polls a second.
+	regainPolls = 100
+	sampleMin   = 10 // ours: a delivered rate counts this many accepted polls at least, right within 10 %
 )
 
 // pace admits the polls of one Poller: up to the polls in flight (one, then
 // one more per answer: TCP's slow start), and from the first 429 or 503 (a
-// throttle) on, through a token bucket at the AWS SDK's rate. A stated rate
-// bounds the bucket's; a reset or a throttle's Retry-After holds every poll.
+// throttle) on, through a token bucket at the AWS SDK's rate, adapted to low
+// rates (answered). A stated rate bounds the bucket's; a reset or a
+// throttle's Retry-After holds every poll.
 type pace struct {
 	slots    chan struct{} // a poll in flight holds one
 	start    atomic.Int64  // slots the slow start still holds
 	mu       sync.Mutex
-	fill     float64   // the law's rate (fillRate); +Inf until the first throttle (tokenBucketEnabled)
-	rate     float64   // the bucket's: fill, or less if the last answer states less
-	tokens   float64   // in the bucket, at most bucketSize
-	refilled time.Time // when tokens were last counted
-	sent     float64   // the rate sent, answers counted (measuredTxRate)
-	count    int       // answers since bucket (requestCount)
-	bucket   time.Time // the half second counted last (lastTxRateBucket)
-	top      float64   // the rate the last cut was from (lastMaxRate)
-	cut      time.Time // the last cut (lastThrottleTime)
-	until    time.Time // no poll before it: a reset or a Retry-After
+	fill     float64       // the law's rate (fillRate); +Inf until the first throttle (tokenBucketEnabled)
+	rate     float64       // the bucket's: fill, or less if the last answer states less
+	tokens   float64       // in the bucket, at most bucketSize
+	refilled time.Time     // when tokens were last counted
+	sent     float64       // the rate sent, answers counted (measuredTxRate)
+	count    int           // answers since bucket (requestCount)
+	bucket   time.Time     // the half second counted last (lastTxRateBucket)
+	top      float64       // the rate the last cut was from (lastMaxRate)
+	cut      time.Time     // the last cut (lastThrottleTime)
+	low      float64       // the rate the last cut set
+	recovery bool          // from a cut to the first answer to a poll sent after it
+	acc, ref int           // answers accepted and throttles since the last cut
+	iv       time.Duration // from the cut before the last to the last
+	regain   float64       // regainPolls; 0 in a test of the SDK's own figures
+	window   time.Duration // the longest window of an X-RateLimit quota seen
+	until    time.Time     // no poll before it: a reset or a Retry-After
+	stretch  bool          // the last cut was for a throttle without Retry-After, from a known rate
 }
 
 func newPace(concurrency int) *pace {
 	now := time.Now()
-	p := &pace{slots: make(chan struct{}, concurrency), fill: math.Inf(1), rate: math.Inf(1), refilled: now, bucket: now.Truncate(time.Second), cut: now}
+	p := &pace{slots: make(chan struct{}, concurrency), fill: math.Inf(1), rate: math.Inf(1), refilled: now, bucket: now.Truncate(time.Second), cut: now,
+		regain: regainPolls}
 	for range concurrency - 1 {
 		p.slots <- struct{}{}
 	}
@@ -119,7 +136,17 @@ func (p *pace) refill(now time.Time) {
 func (p *pace) done() { <-p.slots }
 
 // answered adapts the pace to the answer to a poll sent at sent (AWS's Update)
-// and to l, what it states of the server's limit (its Wait: a reset or a Retry-After).
+// and to l, what it states of the server's limit (its Wait: a reset or a
+// Retry-After). The SDK's law, changed where issue 44 measured it failing:
+//   - one cut per episode: none until an answer to a poll sent after the last
+//     (RFC 9002 section 7.3.2's recovery period);
+//   - once a rate is known, the cut is from the rate polls went at (W_max,
+//     RFC 9438 section 4.6), not from the SDK's lower measure of it;
+//   - when more polls were refused than accepted over a cycle no shorter
+//     than the last, the cut is to the rate accepted, if lower (TCP
+//     Westwood's estimate, Mascolo et al., MobiCom 2001);
+//   - after a throttle without Retry-After that cuts a rate the last cut set,
+//     the concave part lasts regainPolls polls; a hold leaves a poll a token.
 func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	if !throttle && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
 		defer func() { <-p.slots }() // slow start: one more poll in flight, once this answer has paced them
@@ -133,23 +160,42 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 		p.count, p.bucket = 0, b
 	}
 	r := p.fill
+	if p.ref++; !throttle {
+		p.ref, p.acc = p.ref-1, p.acc+1
+	}
 	switch {
-	case throttle && sent.Before(p.cut): // that cut was for it too: once per round trip, as RFC 9002 section 7.3.2
+	case throttle && (p.recovery || sent.Before(p.cut)): // that cut was for it too
 	case throttle:
-		p.top, p.cut = min(p.sent, p.fill), now
-		r = cubicBeta * p.top
-	case !math.IsInf(r, 1): // cubicSuccess, from calculateTimeWindow's point
-		r = cubicScale*math.Pow(now.Sub(p.cut).Seconds()-math.Cbrt(p.top*(1-cubicBeta)/cubicScale), 3) + p.top
+		top := min(p.sent, p.fill)
+		if p.top > 0 && !math.IsInf(p.fill, 1) {
+			top = p.fill
+		}
+		r = cubicBeta * top
+		if d := float64(p.acc) / now.Sub(p.cut).Seconds(); p.acc >= sampleMin && p.ref >= p.acc && d < min(r, p.low) && now.Sub(p.cut) >= p.iv {
+			top, r = d/cubicBeta, d
+		}
+		p.top, p.cut, p.low, p.recovery, p.acc, p.ref, p.iv, p.stretch = top, now, r, true, 0, 0, now.Sub(p.cut), l.Wait == 0 && p.top > 0
+	case math.IsInf(r, 1), p.recovery && sent.Before(p.cut): // no law yet, or no answer yet to a poll sent after the cut
+	default: // cubicSuccess, from calculateTimeWindow's point
+		p.recovery = false
+		k, c := math.Cbrt(p.top*(1-cubicBeta)/cubicScale), cubicScale
+		if s := min(p.regain/p.top, paceHold.Seconds()); p.top > 0 && p.stretch && s > k {
+			k, c = s, p.top*(1-cubicBeta)/(s*s*s)
+		}
+		r = c*math.Pow(now.Sub(p.cut).Seconds()-k, 3) + p.top
 	}
 	p.refill(now)
 	if !math.IsInf(r, 1) {
-		p.fill = max(min(r, rateGrowth*p.sent), minFillRate)
+		p.fill = max(min(r, rateGrowth*p.sent), min(minFillRate, cmp.Or(p.low, minFillRate))) // the least: minFillRate, or what the last cut set
 	}
 	p.rate = p.fill
 	if l.Rate > 0 { // the latest answer's fields, if any, bound the rate
 		p.rate = min(p.rate, paceMargin*l.Rate)
 	}
-	if u := now.Add(min(l.Wait, paceHold)); u.After(p.until) {
-		p.until = u
+	if p.window = max(p.window, l.Window); l.Quota > 0 {
+		p.rate = min(p.rate, paceMargin*l.Quota/p.window.Seconds())
+	}
+	if u := now.Add(min(l.Wait, paceHold)); l.Wait > 0 && u.After(p.until) { // nothing shortens the hold
+		p.until, p.tokens = u, bucketSize // and the first poll after it goes at once
 	}
 }

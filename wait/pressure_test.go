@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -355,9 +356,10 @@ func TestPaceHonoursStatedLimits(t *testing.T) {
 
 // TestPollerHonoursStatedLimits: a Poller reads the rate-limit fields of
 // every answer (internal/ratelimit), 200s included, with no 429 at all:
-// nothing remains until the reset in 5 s, so at most one poll in those 5 s
-// (the rate they state); the next answer states nothing, and the pace lets
-// go.
+// nothing remains until the reset in 5 s, so no poll in those 5 s, and one
+// at the reset (a hold leaves a token for the first poll after it, as the
+// server asked: issue 44); the next answer states nothing, and the pace
+// lets go.
 func TestPollerHonoursStatedLimits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		empty := reply{status: gen.RequestStatusPROCESSING, retryAfter: "60", header: map[string]string{
@@ -368,8 +370,8 @@ func TestPollerHonoursStatedLimits(t *testing.T) {
 		if _, err := p.Step(t.Context(), "a", nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Wait(t.Context(), "b"); err != nil || (time.Since(start)-slotOf(paceMargin/5)).Abs() > time.Microsecond {
-			t.Fatalf("b: %v after %v; want after the reset, when the stated rate's token comes: %v", err, time.Since(start), slotOf(paceMargin/5))
+		if _, err := p.Wait(t.Context(), "b"); err != nil || time.Since(start) != 5*time.Second {
+			t.Fatalf("b: %v after %v; want at the reset, 5 s", err, time.Since(start))
 		}
 		start = time.Now()
 		if _, err := p.Wait(t.Context(), "c"); err != nil || time.Since(start) != 0 {
@@ -497,15 +499,21 @@ func (p *pace) limit() float64 {
 	return p.rate
 }
 
-// TestPaceFollowsAWS: the pace's law is the AWS SDK's. Fed the answers of
-// aws-sdk-go-v2's own test of it (aws/retry/adaptive_ratelimit_test.go,
-// TestAdaptiveRateLimit_Update, case "base": an answer every 200 ms from
-// creation, throttles at 2 s and 3.2 s), it measures the same rate sent
-// and, from the first throttle on, sets the same rate, to the SDK's
-// figures. Before it the pace is off, as the SDK's bucket is.
+// TestPaceFollowsAWS: where issue 44's changes do not bind, the pace's law
+// is the AWS SDK's. Fed the answers of aws-sdk-go-v2's own test of it
+// (aws/retry/adaptive_ratelimit_test.go, TestAdaptiveRateLimit_Update, case
+// "base": an answer every 200 ms from creation, throttles at 2 s and 3.2 s),
+// it measures the same rate sent and, from the first throttle on, sets the
+// same rate, to the SDK's figures. The case's 3 to 6 polls a second are
+// below where the curve's concave part is stretched (regainPolls), so the
+// test turns the stretch off; the second throttle cuts from the rate of the
+// bucket, as the SDK's does (it is below the rate measured), and more polls
+// were accepted than refused, so no delivered rate. Before the first
+// throttle the pace is off, as the SDK's bucket is.
 func TestPaceFollowsAWS(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) { // starts on a whole second, as the SDK's test does
 		p := newPace(1)
+		p.regain = 0
 		for i, want := range []struct {
 			throttle   bool
 			sent, fill float64
@@ -529,11 +537,14 @@ func TestPaceFollowsAWS(t *testing.T) {
 	})
 }
 
-// TestPaceCutsOncePerRoundTrip: a throttle cuts the rate (to cubicBeta
-// times the rate sent) only for a poll sent after the last cut; the polls
-// in flight when it came were sent at the rate it cut (RFC 9002 section
-// 7.3.2). Without that, one burst's answers would cut it once each.
-func TestPaceCutsOncePerRoundTrip(t *testing.T) {
+// TestPaceCutsOncePerEpisode: a throttle cuts the rate (to cubicBeta
+// times the rate) once per episode: not for a poll sent before the cut (it
+// went at the rate cut), nor for one sent after it while no answer to such a
+// poll has come (RFC 9002 section 7.3.2's recovery period: a fixed window
+// refuses every poll until it reopens, and one cut each would take the rate
+// to its floor). The first cut is from the rate the SDK measures; once a
+// rate is known, from the pace's own (RFC 9438's W_max).
+func TestPaceCutsOncePerEpisode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(1)
 		for range 20 { // 100 answers a second for 2 s
@@ -552,13 +563,111 @@ func TestPaceCutsOncePerRoundTrip(t *testing.T) {
 		for range 5 {
 			p.answered(inFlight, true, ratelimit.Limit{})
 		}
+		time.Sleep(time.Millisecond)
+		p.answered(time.Now(), true, ratelimit.Limit{}) // sent after the cut, but no answer to such a poll yet
 		if got := p.limit(); got != cut {
-			t.Errorf("after throttles of polls sent before the cut: %v a second; want still %v", got, cut)
+			t.Errorf("after throttles within the episode: %v a second; want still %v", got, cut)
 		}
 		time.Sleep(time.Millisecond)
+		p.answered(time.Now(), false, ratelimit.Limit{}) // the episode ends
+		rate := p.limit()
+		time.Sleep(time.Millisecond)
 		p.answered(time.Now().Add(-time.Nanosecond), true, ratelimit.Limit{})
-		if got := p.limit(); math.Abs(got-cubicBeta*cut) > 1e-9 {
-			t.Errorf("after a throttle of a poll sent after the cut: %v a second; want %v", got, cubicBeta*cut)
+		if got := p.limit(); math.Abs(got-cubicBeta*rate) > 1e-9 || p.top != rate {
+			t.Errorf("after a throttle in a new episode: %v a second, cut from %v; want %v, cut from the pace's %v", got, p.top, cubicBeta*rate, rate)
+		}
+	})
+}
+
+// TestPaceRegainsOverPolls (issue 44): after a throttle without
+// Retry-After, below about 34 polls a second, the curve regains a cut over
+// regainPolls polls at the rate cut from, not over the SDK's second or so:
+// cut from 1 poll a second, with an answer every second, the rate is back at
+// 1 after 100 s, the concave part's end, and not before. After a throttle
+// with Retry-After, whose hold spaces the polls, the SDK's curve is back at
+// 1 within 2 s (four Pollers on one key stay fair), and so it is after the
+// first cut, from a rate measured while polls went unpaced.
+func TestPaceRegainsOverPolls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(1)
+		p.answered(time.Now(), false, ratelimit.Limit{})
+		p.fill, p.top, p.sent = 1, 1, 1 // a rate known: the next cut is from it
+		p.answered(time.Now(), true, ratelimit.Limit{})
+		want := map[int][2]float64{1: {0.7, 0.71}, 50: {0.96, 0.97}, 99: {0.99, 1}, 100: {1, 1}, 150: {1.03, 1.04}}
+		for s := 1; s <= 150; s++ {
+			time.Sleep(time.Second)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+			if w, ok := want[s]; ok {
+				if got := p.limit(); got < w[0]-1e-9 || got > w[1]+1e-9 {
+					t.Errorf("%d s after a cut from 1 a second: %v a second; want %v to %v", s, got, w[0], w[1])
+				}
+			}
+		}
+		p.fill = 1
+		p.answered(time.Now(), true, ratelimit.Limit{Wait: time.Second}) // a 429 with Retry-After: 1
+		for range 2 {
+			time.Sleep(time.Second)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+		}
+		if got := p.limit(); got < 1 {
+			t.Errorf("2 s after a cut from 1 a second by a 429 with Retry-After: %v a second; want back at 1", got)
+		}
+		p = newPace(1) // the first cut from a rate measured, not one a cut set: the SDK's curve
+		for range 8 {
+			time.Sleep(250 * time.Millisecond)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+		}
+		p.answered(time.Now(), true, ratelimit.Limit{})
+		for range 8 {
+			time.Sleep(250 * time.Millisecond)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+		}
+		if got := p.limit(); got < p.top {
+			t.Errorf("2 s after the first cut, from %v a second measured: %v a second; want back at %v", p.top, got, p.top)
+		}
+	})
+}
+
+// TestPaceCutsToTheDeliveredRate (issue 44): when a cycle no shorter than
+// the last had more polls refused than accepted, the server let through
+// only the accepted ones: the cut is to their rate (TCP Westwood's
+// estimate), here about 10 a minute, a fixed window's, not to 0.7 times the
+// rate polls went at. A cycle shorter than the last may miss the end of a
+// window: its rate is not used.
+func TestPaceCutsToTheDeliveredRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(1)
+		p.answered(time.Now(), false, ratelimit.Limit{})
+		p.fill, p.top, p.sent = 2, 2, 2
+		p.answered(time.Now(), true, ratelimit.Limit{}) // a cut at 0
+		for i := range 60 {                             // the window is closed for 50 s, then accepts 10
+			time.Sleep(time.Second)
+			p.answered(time.Now(), i < 50, ratelimit.Limit{})
+		}
+		time.Sleep(time.Second)
+		p.answered(time.Now(), true, ratelimit.Limit{}) // a new episode, 61 s after the last
+		if got, want := p.limit(), 10.0/61; math.Abs(got-want) > 1e-9 {
+			t.Errorf("after 51 refused and 10 accepted in 61 s: %v a second; want the rate accepted, %v", got, want)
+		}
+		p = newPace(1)
+		p.answered(time.Now(), false, ratelimit.Limit{})
+		p.fill, p.top, p.sent = 2, 2, 2
+		p.answered(time.Now(), true, ratelimit.Limit{}) // a cut at 0, then a cycle of 61 s with no refusal
+		for range 60 {
+			time.Sleep(time.Second)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+		}
+		time.Sleep(time.Second)
+		p.answered(time.Now(), true, ratelimit.Limit{})
+		for i := range 30 { // a shorter cycle: 20 refused, then 10 accepted
+			time.Sleep(time.Second)
+			p.answered(time.Now(), i < 20, ratelimit.Limit{})
+		}
+		time.Sleep(time.Second)
+		rate := p.fill
+		p.answered(time.Now(), true, ratelimit.Limit{})
+		if got := p.limit(); math.Abs(got-cubicBeta*rate) > 1e-9 {
+			t.Errorf("after a cycle of 31 s, shorter than the last: %v a second; want %v times the pace's %v", got, cubicBeta, rate)
 		}
 	})
 }
@@ -604,6 +713,28 @@ func TestPaceTokenPastTheDeadline(t *testing.T) {
 			if wait := p.token(); wait != paceHold {
 				t.Errorf("at %v polls a second: the next token in %v; want %v", r, wait, paceHold)
 			}
+		}
+	})
+}
+
+// TestSlowapiRetryAfterIsTheWindows (issue 44): slowapi with its headers
+// sends, on every answer, Retry-After: int(reset - now), the time to its
+// X-RateLimit-Reset, or the handler's own if later. On a 200 that only
+// restates the reset, the request polls on the schedule without a hint
+// (2 s), not 41 s later: the pace keeps to the window. A Retry-After with
+// no reset beside it is the request's own.
+func TestSlowapiRetryAfterIsTheWindows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reset := strconv.FormatInt(time.Now().Add(41*time.Second).Unix(), 10) // the window ends in 40 s: slowapi adds 1
+		slowapi := reply{status: gen.RequestStatusPROCESSING, retryAfter: "41", header: map[string]string{
+			"X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "99", "X-RateLimit-Reset": reset}}
+		f := newFake().on("a", slowapi).on("b", running("41"))
+		p := f.poller(t, 0)
+		if s, err := p.Step(t.Context(), "a", nil); err != nil || s.Reason != ReasonBackoff || s.Next < noHint || s.Next > noHint*5/4 {
+			t.Errorf("slowapi's Retry-After: 41 restating its reset: next poll in %v (%s), %v; want in 2 s to 2.5 s, without a hint", s.Next, s.Reason, err)
+		}
+		if s, err := p.Step(t.Context(), "b", nil); err != nil || s.Reason != ReasonRetryAfter || s.Next < 41*time.Second {
+			t.Errorf("Retry-After: 41 alone: next poll in %v (%s), %v; want after 41 s", s.Next, s.Reason, err)
 		}
 	})
 }

@@ -247,6 +247,7 @@ func (p *Poller) get(ctx context.Context, id string) (a answer) {
 		now := time.Now()
 		a.hint, a.hasHint = retryafter.Parse(resp.Header, now)
 		a.limit = ratelimit.Parse(resp.Header, now)
+		a.hasHint = a.hasHint && (resp.StatusCode/100 != 2 || !a.limit.Restates(a.hint)) // slowapi's on every answer is not this request's
 		if b, ok := resp.Body.(interface{ Redact(string) string }); ok && p.redact.Load() == nil {
 			f := b.Redact
 			p.redact.CompareAndSwap(nil, &f)

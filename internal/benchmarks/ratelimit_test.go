@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -63,7 +64,26 @@ type rlCase struct {
 	stagger                time.Duration // each Poller starts at a random moment within this
 	dialect                string        // the rate-limit fields the token bucket sends: "" (none) or one of rlDialects
 	concurrency            int           // WithConcurrency, if not 0
+	// The limit is capacity requests per window (1 s if 0), enforced by
+	// limiter: a token bucket ("", burst capacity), or slowapi's "fixed
+	// window" or "moving window" (windowLimiter), with its headers if
+	// headers is set.
+	window  time.Duration
+	limiter string
+	headers bool
+	key     string        // the API key; tensorpooltest.DefaultAPIKey if ""
+	most    time.Duration // each WaitAll's deadline; 30 min if 0
 }
+
+// per is the limit's window.
+func (c rlCase) per() time.Duration { return cmp.Or(c.window, time.Second) }
+
+// rate is the limit in requests a second.
+func (c rlCase) rate() float64 { return float64(c.capacity) / c.per().Seconds() }
+
+// settle is when the refusals "once settled" start to count: rlSettle, or
+// three windows of a longer limit.
+func (c rlCase) settle() time.Duration { return max(rlSettle, 3*c.per()) }
 
 // rlDialects are the rate-limit fields a token bucket can send (see
 // bucketLimiter.fields).
@@ -169,10 +189,14 @@ func (t rlTap) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // bucketLimiter is a token-bucket rate limiter per API key in front of
-// next: the first of the two limiters the runs face, in virtual time.
+// next: the first of the two limiters the runs face, in virtual time. It
+// refills capacity tokens a window (1 s if 0), holds as many, and a refusal
+// says Retry-After: the whole seconds until the next token, rounded up (1 at
+// a capacity of 1 a second or more).
 type bucketLimiter struct {
 	next     http.RoundTripper
 	capacity int
+	window   time.Duration
 	dialect  string // the rate-limit fields it sends, if any
 	mu       sync.Mutex
 	keys     map[string]*rate.Limiter
@@ -210,12 +234,13 @@ func (b *bucketLimiter) RoundTrip(r *http.Request) (*http.Response, error) {
 	b.mu.Lock()
 	lim := b.keys[r.Header.Get("Authorization")]
 	if lim == nil {
-		lim = rate.NewLimiter(rate.Limit(b.capacity), b.capacity)
+		lim = rate.NewLimiter(rate.Limit(float64(b.capacity)/cmp.Or(b.window, time.Second).Seconds()), b.capacity)
 		b.keys[r.Header.Get("Authorization")] = lim
 	}
 	b.mu.Unlock()
 	if !lim.Allow() {
-		h := http.Header{"Content-Type": {"application/json"}, "Retry-After": {"1"}}
+		next := (1 - lim.Tokens()) / float64(lim.Limit())
+		h := http.Header{"Content-Type": {"application/json"}, "Retry-After": {strconv.Itoa(int(math.Ceil(next)))}}
 		b.fields(h, lim)
 		time.Sleep(rlRTT / 2)
 		return respond(r, http.StatusTooManyRequests, h, []byte(`{"detail":"Too Many Requests"}`)), nil
@@ -235,14 +260,14 @@ func runRateLimited(t *testing.T, c rlCase, ids []string, base string, tr func(i
 	t.Helper()
 	var f rlFigures
 	f.pollers = make([]rlPoller, c.pollers)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(c.most, 30*time.Minute))
 	defer cancel()
 	var wg sync.WaitGroup
 	per := len(ids) / c.pollers
 	for i := range c.pollers {
 		hc := &http.Client{Transport: rlTap{log, i, tr(i)}}
 		var cl wait.Client
-		cl, err := tensorpool.NewClient(tensorpool.WithAPIKey(tensorpooltest.DefaultAPIKey), tensorpool.WithBaseURL(base),
+		cl, err := tensorpool.NewClient(tensorpool.WithAPIKey(cmp.Or(c.key, tensorpooltest.DefaultAPIKey)), tensorpool.WithBaseURL(base),
 			tensorpool.WithInsecureHTTP(), tensorpool.WithHTTPClient(hc))
 		if c.raw {
 			cl, err = gen.NewClient(base, gen.WithHTTPClient(hc), gen.WithRequestEditorFn(authEditor))
@@ -283,19 +308,20 @@ func runRateLimited(t *testing.T, c rlCase, ids []string, base string, tr func(i
 	for _, p := range f.pollers {
 		contention = min(contention, p.done)
 	}
-	secs := int(f.done/time.Second) + 1
+	bin := c.per()
+	secs := int(f.done/bin) + 1
 	accepted := make([]int, secs)
 	for _, p := range log.polls {
 		f.sent++
 		pf := &f.pollers[p.poller]
 		pf.sent++
-		if p.at >= rlSettle {
+		if p.at >= c.settle() {
 			f.settledSent++
 		}
 		if p.refused {
 			f.refused++
 			pf.refused++
-			if p.at >= rlSettle {
+			if p.at >= c.settle() {
 				f.settledRefused++
 			}
 			continue
@@ -304,24 +330,24 @@ func runRateLimited(t *testing.T, c rlCase, ids []string, base string, tr func(i
 		if p.at < contention {
 			pf.contended++
 		}
-		accepted[int(p.at/time.Second)]++
+		accepted[int(p.at/bin)]++
 	}
 	for _, p := range f.pollers {
 		f.completed += p.completed
 	}
-	// Demand in second s: the ids not yet seen COMPLETED, each polled every
-	// rlHint; the capacity used is counted over the seconds it reaches the
+	// Demand in window s: the ids not yet seen COMPLETED, each polled every
+	// rlHint; the capacity used is counted over the windows it reaches the
 	// capacity.
 	var window, got int
 	for s := range secs {
-		at := log.start.Add(time.Duration(s) * time.Second)
+		at := log.start.Add(time.Duration(s) * bin)
 		outstanding := 0
 		for _, id := range ids {
 			if d, ok := log.detected[id]; !ok || d.After(at) {
 				outstanding++
 			}
 		}
-		if float64(outstanding)/rlHint.Seconds() >= float64(c.capacity) {
+		if float64(outstanding)/rlHint.Seconds() >= c.rate() {
 			window++
 			got += accepted[s]
 		}
@@ -341,8 +367,12 @@ func runBucket(t *testing.T, c rlCase, pending time.Duration) rlFigures {
 			ids[i] = ls.add(tensorpooltest.Succeed(pending/2, pending-pending/2))
 			log.complete[ids[i]] = time.Now().Add(pending)
 		}
-		b := &bucketLimiter{next: ls, capacity: c.capacity, dialect: c.dialect, keys: map[string]*rate.Limiter{}}
-		f = runRateLimited(t, c, ids, tensorpooltest.InProcessURL, func(int) http.RoundTripper { return b }, log)
+		var lim http.RoundTripper = &bucketLimiter{next: ls, capacity: c.capacity, window: c.window, dialect: c.dialect, keys: map[string]*rate.Limiter{}}
+		if c.limiter != "" {
+			lim = &windowLimiter{next: ls, moving: c.limiter == "moving window", amount: c.capacity, window: c.per(), headers: c.headers,
+				keys: map[string]*windowKey{}}
+		}
+		f = runRateLimited(t, c, ids, tensorpooltest.InProcessURL, func(int) http.RoundTripper { return lim }, log)
 	})
 	return f
 }

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,11 +28,12 @@ import (
 // bucket that states its limit in each of three dialects, at the edges of
 // the pace (1 and 200 r/s), four Pollers started up to 1 s apart, and the
 // CPU per poll. scripts/bench.sh builds this package on earlier commits
-// (main's old pace before issue 37, and the hold before the pace) and passes
-// them here, so that the old pace is measured by the same code, in the same
-// run.
+// (today's law as issue 44 was filed, a candidate law, and the hold before
+// the pace) and passes them here, so that the other laws are measured by the
+// same code, in the same run.
 var (
-	beforeBin  = flag.String("pace.before", "", "this package's test binary built on the old pace (fa67cb3): TestBenchPace measures it too")
+	beforeBin  = flag.String("pace.before", "", "this package's test binary built on today's law (e164252, the AWS SDK's): TestBenchPace measures it too")
+	candidate  = flag.String("pace.candidate", "", "this package's test binary built on a candidate law (file name: its commit and .test): TestBenchPace measures it too")
 	holdBin    = flag.String("pace.hold", "", "this package's test binary built on the hold (fb24af9): TestBenchCPUPerPoll measures it too")
 	paceJSON   = flag.String("pace.json", "", "TestPaceFigures writes its figures here")
 	cpuProbe   = flag.Bool("pace.cpu", false, "TestCPUProbe prints the CPU per poll at 10,000 ids")
@@ -73,6 +76,8 @@ type paceFigures struct {
 	Edges   []rlSummary
 	Fair    []fairFigure
 	Limited []rlSummary // one Poller at 10 r/s: the token bucket, then nginx's limit_req
+	Grid    []rlSummary // gridCases, in virtual time (issue 44)
+	Peer    []rlSummary // slowapiCases, behind the slowapi peer in real time
 }
 
 type freeFigure struct {
@@ -166,6 +171,10 @@ func measurePace(t *testing.T) paceFigures {
 	}
 	// As make check-peers runs nginx (TestRateLimitNginx): 20 s PENDING, in real time.
 	f.Limited = []rlSummary{rlSum(runBucket(t, rlCases[0], *rlPending)), rlSum(runNginx(t, rlCases[0], 20*time.Second))}
+	f.Grid = measureGrid(t)
+	for _, p := range runSlowapi(t, append([]rlCase(nil), slowapiCases...), slowapiPending) {
+		f.Peer = append(f.Peer, rlSum(p))
+	}
 	return f
 }
 
@@ -198,24 +207,32 @@ func runBinary(t *testing.T, bin string, args ...string) []byte {
 	return out
 }
 
-// TestBenchPace measures issue 37's cases, the old pace (with -pace.before)
-// and this commit's, and checks the gated goals; the others are reported.
+// figuresOf runs TestPaceFigures in bin, an earlier commit's binary of this
+// package, and returns its figures; nil if bin is "".
+func figuresOf(t *testing.T, bin string) *paceFigures {
+	if bin == "" {
+		return nil
+	}
+	file := t.TempDir() + "/figures.json"
+	runBinary(t, bin, "-test.run", "^TestPaceFigures$", "-pace.json", file)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := new(paceFigures)
+	if err := json.Unmarshal(b, f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestBenchPace measures issues 37's and 44's cases, today's law (with
+// -pace.before), a candidate (with -pace.candidate) and this commit's, and
+// checks the gated goals; the others are reported.
 func TestBenchPace(t *testing.T) {
 	w := measure(t)
 	after := measurePace(t)
-	var before *paceFigures
-	if *beforeBin != "" {
-		file := t.TempDir() + "/before.json"
-		runBinary(t, *beforeBin, "-test.run", "^TestPaceFigures$", "-pace.json", file)
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		before = new(paceFigures)
-		if err := json.Unmarshal(b, before); err != nil {
-			t.Fatal(err)
-		}
-	}
+	before, cand := figuresOf(t, *beforeBin), figuresOf(t, *candidate)
 	// cell is "before → after", or the after figure alone.
 	cell := func(f func(*paceFigures) string) string {
 		if before == nil {
@@ -223,10 +240,11 @@ func TestBenchPace(t *testing.T) {
 		}
 		return f(before) + " → **" + f(&after) + "**"
 	}
+	writeScale(t, w, after, before, cand)
 	fmt.Fprintf(w, "## Does it wait well at every scale? (issues 30 and 37)\n\n"+
-		"Each cell is *old pace → new law*: the old pace is main as issue 37 was filed (fa67cb3, its own tuned law), built "+
-		"with this same code by `make bench` and run in the same run; the new law is the AWS SDK's adaptive retry mode "+
-		"(CUBIC) with the Retry-After hold. All in virtual time. A goal marked *reported* is measured, not gated (issue 37).\n\n"+
+		"Each cell is *today's law → new law*: today's law is main as issue 44 was filed (e164252: the AWS SDK's adaptive "+
+		"retry mode with the Retry-After hold), built with this same code by `make bench` and run in the same run; the new "+
+		"law is issue 44's (pace.go). All in virtual time but nginx. A goal marked *reported* is measured, not gated.\n\n"+
 		"**No limiter.** Each request PENDING for 1 to 10 s (uniform), `Retry-After: 2`, answered in %v; one `WaitAll` with "+
 		"`WithConcurrency(%d)`, enough not to bind. *Detection delay*: from completion to the answer that shows it. "+
 		"Goal: every first poll within 1 s, and p99 ≤ 1.25 × Retry-After + the round trip = %v.\n\n", freeRTT, freeConcurrency, secs(freeGoal))
@@ -347,7 +365,7 @@ func TestCPUProbe(t *testing.T) {
 }
 
 // TestBenchCPUPerPoll compares the CPU per poll at 10,000 ids of the hold
-// (-pace.hold), the old pace (-pace.before) and this commit, each
+// (-pace.hold), today's law (-pace.before) and this commit, each
 // run in a fresh process, in turn, for -pace.rounds rounds; the median of
 // each. Goal: this commit ≤ 1.10 × the hold.
 func TestBenchCPUPerPoll(t *testing.T) {
@@ -356,7 +374,7 @@ func TestBenchCPUPerPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bins := []struct{ name, path string }{{"the hold (fb24af9)", *holdBin}, {"the old pace (fa67cb3)", *beforeBin}, {"after", self}}
+	bins := []struct{ name, path string }{{"the hold (fb24af9)", *holdBin}, {"today's law (e164252)", *beforeBin}, {"after", self}}
 	perPoll := make([][]float64, len(bins))
 	for range *paceRounds {
 		for i, b := range bins {
@@ -381,4 +399,80 @@ func TestBenchCPUPerPoll(t *testing.T) {
 	hold, now := quantile(sortedCopy(perPoll[0]), 0.5), quantile(sortedCopy(perPoll[2]), 0.5)
 	fmt.Fprintf(w, "goal, after ≤ 1.10 × the hold: %s.\n\n", verdict(t, len(perPoll[0]) > 0 && now <= 1.10*hold,
 		fmt.Sprintf("CPU per poll %.1f µs ≤ 1.10 × the hold's %.1f µs", now, hold)))
+}
+
+// writeScale writes issue 44's section: the grid in virtual time and the
+// slowapi peer in real time, today's law, the candidate (if any) and this
+// commit's side by side, and checks this commit's against gridGoal.
+func writeScale(t *testing.T, w io.Writer, after paceFigures, before, cand *paceFigures) {
+	laws := []struct {
+		name string
+		f    *paceFigures
+	}{{"today's law (e164252)", before}}
+	if cand != nil {
+		laws = append(laws, struct {
+			name string
+			f    *paceFigures
+		}{"candidate (" + strings.TrimSuffix(filepath.Base(*candidate), ".test") + ")", cand})
+	}
+	laws = append(laws, struct {
+		name string
+		f    *paceFigures
+	}{"new law", &after})
+	fmt.Fprintf(w, "## At the API's own scale, from 10 a minute to 200 a second (issue 44)\n\n"+
+		"TensorPool's API is a FastAPI service; FastAPI's usual limiter is slowapi over the `limits` library. Each case: one "+
+		"Poller, `tensorpool.NewClient`, 20 × the limit's rate in ids (rounded up), each PENDING then PROCESSING with "+
+		"`Retry-After: 2` for %s or 10 of the limit's windows, whichever is longer, then COMPLETED; a %v round trip. Limiters "+
+		"(internal/benchmarks/windows_test.go), per API key: limits 2.8's fixed and moving windows (Debian's python3-limits) "+
+		"answering as slowapi does: by default a 429 with its message and no field; with its headers (`headers_enabled`), "+
+		"`X-RateLimit-Limit`, `-Remaining`, `-Reset` (one second after the window's end, a Unix time) and "+
+		"`Retry-After: int(reset - now)` on every answer; and a token bucket (`golang.org/x/time/rate`, a window's quota "+
+		"at most) whose 429 says `Retry-After`: the whole seconds to its next token. Each cell is *refused / refused once "+
+		"settled / limit used*, the worst of %d runs in virtual time: *settled* counts from the later of %v and 3 windows; "+
+		"*used* is accepted ÷ the limit over the windows in which the ids still waiting ask for at least the limit.\n\n"+
+		"Goals (issue 44, gated): without headers, 0 given up, ≤ 5 %% refused once settled, ≥ 85 %% used, and from 1 a "+
+		"second up ≤ 15 %% refused over the run; with slowapi's headers, ≤ 1 %% refused, ≥ 90 %% used.\n\n",
+		*rlPending, rlRTT, gridRuns, rlSettle)
+	head := []any{"limiter", "limit", "ids"}
+	align := []any{"---", "---", "---:"}
+	for _, l := range laws {
+		head, align = append(head, l.name), append(align, "---:")
+	}
+	row(w, append(head, "goal")...)
+	row(w, append(align, "---")...)
+	figure := func(s rlSummary) string {
+		out := pct(s.Refused) + " / " + pct(s.Settled) + " / " + pct(s.Used)
+		if s.GaveUp > 0 {
+			out += fmt.Sprintf(", %d given up", s.GaveUp)
+		}
+		return out
+	}
+	lines := func(cases []rlCase, of func(*paceFigures) []rlSummary) {
+		for i, c := range cases {
+			lim, limit, _ := strings.Cut(c.name(), ", "+strconv.Itoa(c.capacity)+"/")
+			cells := []any{lim, strconv.Itoa(c.capacity) + "/" + limit, c.ids}
+			for _, l := range laws {
+				if l.f == nil || i >= len(of(l.f)) {
+					cells = append(cells, "–")
+					continue
+				}
+				cells = append(cells, figure(of(l.f)[i]))
+			}
+			if i >= len(of(&after)) {
+				row(w, append(cells, "not measured")...)
+				continue
+			}
+			ok, goal := gridGoal(c, of(&after)[i])
+			row(w, append(cells, verdict(t, ok, goal))...)
+		}
+	}
+	lines(gridCases(), func(f *paceFigures) []rlSummary { return f.Grid })
+	fmt.Fprintf(w, "\n**The peer, in real time** (make check-peers runs the same, TestRateLimitSlowapi): "+
+		"`internal/benchmarks/testdata/slowapi_peer.py`, a FastAPI service on Debian's python3-fastapi, python3-uvicorn "+
+		"and python3-limits with slowapi's answers, on loopback; each case on an API key of its own, all at once; ids "+
+		"PENDING then PROCESSING for %s. One run each.\n\n", slowapiPending)
+	row(w, append(head, "goal")...)
+	row(w, append(align, "---")...)
+	lines(slowapiCases, func(f *paceFigures) []rlSummary { return f.Peer })
+	fmt.Fprintln(w)
 }

@@ -5,9 +5,17 @@
 //     RateLimit-Policy: "default";q=100;w=60 and RateLimit: "default";r=50;t=30;
 //   - its older drafts: RateLimit-Limit: 100, 100;w=60, RateLimit-Remaining
 //     and RateLimit-Reset (delay-seconds), and RateLimit-Policy: 100;w=60;
-//   - the common X-RateLimit-Remaining and -Reset, whose reset is a Unix
-//     time when it is past ten years of seconds (X-RateLimit-Limit names no
-//     window, so it states no rate: it is not read).
+//   - the common X-RateLimit-Limit, -Remaining and -Reset, whose reset is
+//     a Unix time when it is past ten years of seconds: slowapi's (FastAPI's
+//     usual limiter), one second after the window's end (_inject_headers:
+//     reset_in = 1 + window_stats[0]), whole seconds with limits 2.8. The
+//     limit is the quota of a window these fields do not name; the window
+//     lasts at least as long as an answer says is left of it, in whole
+//     seconds (limits' windows are), so the caller keeps the longest
+//     (Limit.Window). With a limit, none remaining holds nothing: limits
+//     2.8's moving window says so at its own pace, and its reset is when
+//     the whole window has emptied (get_moving_window), not when a request
+//     is next accepted. Without one, nothing goes before the window's end.
 //
 // A malformed field is ignored, as the draft asks. The structured fields are
 // parsed by github.com/dunglas/httpsfv (RFC 9651, tested against the HTTP
@@ -15,6 +23,7 @@
 package ratelimit
 
 import (
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -34,14 +43,29 @@ type Limit struct {
 	// Wait is how long until quota comes back, when a policy has none
 	// remaining; 0 otherwise.
 	Wait time.Duration
+	// Quota and Window are X-RateLimit-Limit and, with a Unix-time reset,
+	// the time left of its window, rounded up to whole seconds: the rate
+	// is at most Quota over the longest Window seen.
+	Quota   float64
+	Window  time.Duration
+	restate time.Duration // to a Unix-time X-RateLimit-Reset, if any
+}
+
+// Restates reports whether a Retry-After of d only restates an
+// X-RateLimit-Reset, as slowapi's does on every answer (Retry-After:
+// int(reset - now), or the handler's own if later): it is then the window's,
+// not the request's.
+func (l Limit) Restates(d time.Duration) bool {
+	return l.restate > 0 && (d-l.restate).Abs() < time.Second
 }
 
 // unixAfter: a reset past this many seconds is a Unix time, not a delay.
 const unixAfter = 10 * 365 * 24 * 60 * 60
 
 // Parse reads h's rate-limit fields. A Unix-time reset is measured against
-// now, or against h's Date when the two differ by more than Date's
-// resolution (a skewed clock).
+// now, or against h's Date when the two differ by more than ten minutes (a
+// skewed clock): a Date may lag (uvicorn rewrites it on a timer, which fell
+// a full minute behind under load in make check-peers).
 func Parse(h http.Header, now time.Time) Limit {
 	var l Limit
 	// draft-10: policies name a quota per window; RateLimit, what remains.
@@ -59,14 +83,24 @@ func Parse(h http.Header, now time.Time) Limit {
 		l.rate(m.num, m.w)
 	}
 	l.remains(one(h["Ratelimit-Remaining"]), one(h["Ratelimit-Reset"]))
-	// X-RateLimit-*: no window; a reset past ten years of seconds is a Unix time.
+	// X-RateLimit-*: a reset past ten years of seconds is a Unix time, one
+	// second after the window's end.
+	rem := one(h["X-Ratelimit-Remaining"])
 	if reset := one(h["X-Ratelimit-Reset"]); reset > unixAfter {
-		if d, err := http.ParseTime(h.Get("Date")); err == nil && d.Sub(now).Abs() > 2*time.Second {
+		if d, err := http.ParseTime(h.Get("Date")); err == nil && d.Sub(now).Abs() > 10*time.Minute {
 			now = d
 		}
-		l.remains(one(h["X-Ratelimit-Remaining"]), max(reset-float64(now.UnixNano())/1e9, 0))
+		left := reset - float64(now.UnixNano())/1e9 // to the reset
+		if q := one(h["X-Ratelimit-Limit"]); q > 0 && rem >= 0 {
+			l.Quota, l.Window = q, time.Duration(max(math.Ceil(min(left-1, 1e6)), 1))*time.Second
+		} else if rem == 0 { // no quota to pace by: nothing until the window's end
+			l.Wait = max(l.Wait, time.Duration(min(max(left-1, 0), 1e6)*float64(time.Second)))
+		}
+		if left > 0 {
+			l.restate = time.Duration(min(left, 1e6) * float64(time.Second))
+		}
 	} else {
-		l.remains(one(h["X-Ratelimit-Remaining"]), reset)
+		l.remains(rem, reset)
 	}
 	return l
 }
