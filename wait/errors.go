@@ -22,10 +22,9 @@ const (
 	ErrStopped         tensorpool.Sentinel = "stopped after another request failed"    // WaitAll under WithFailFast (context.Canceled: the caller's ctx ended)
 	ErrBrokenClient    tensorpool.Sentinel = "broken Client"                           // the Client returned a nil response, or a nil Body, and a nil error
 	ErrWrongRequest    tensorpool.Sentinel = "the answer is for another request"       // its request_id is not the id asked for (transient)
-	// ErrInvalidRequestID: an id that could address another route ("", ".",
-	// "..", or one containing '/', '\' or a control character: the rule of
-	// every path parameter of tensorpool.NewClient's client); nothing was
-	// sent. It matches tensorpool.ErrInvalidRequest too.
+	// ErrInvalidRequestID: an id that could address another route ("", ".", "..", or one
+	// containing '/', '\' or a control character: the rule of every path parameter of
+	// tensorpool.NewClient's client); nothing was sent. It matches tensorpool.ErrInvalidRequest too.
 	ErrInvalidRequestID invalidRequestID = "invalid request id"
 )
 

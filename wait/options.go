@@ -32,8 +32,7 @@ type config struct {
 	err                                     error // the first value out of range
 }
 
-// set stores v in *dst, or records that v is below lo, the least that
-// the option takes there (what names the option and its argument).
+// set stores v in *dst, or records in c.err that v is below lo, naming the option (what).
 func set[T int | time.Duration](c *config, what string, dst *T, v, lo T) {
 	if v < lo {
 		c.err = cmp.Or(c.err, fmt.Errorf("wait: %s is %v, below the least it takes, %v", what, v, lo))
@@ -42,21 +41,16 @@ func set[T int | time.Duration](c *config, what string, dst *T, v, lo T) {
 	*dst = v
 }
 
-// WithInterval bounds the time between two polls of one request (default
-// 1 s to 10 min). A Retry-After below lo (0 and past dates too) is raised to
-// lo; one above hi is clamped to hi, the one case of a poll earlier than the
-// server asked, which Update.Reason says. A bound of 0 keeps its default,
-// and a default hi below lo is raised to lo. lo or hi below 0, or hi below
-// lo, makes New panic.
+// WithInterval bounds the time between two polls of one request (default 1 s to 10 min).
+// A Retry-After below lo (0 and past dates too) is raised to lo. One above hi is clamped
+// to hi, the one case of a poll earlier than the server asked, which Update.Reason says.
+// A bound of 0 keeps its default; a default hi below lo is raised to lo. A bound below 0,
+// or hi below lo, makes New panic.
 func WithInterval(lo, hi time.Duration) Option {
 	return func(c *config) {
 		call := fmt.Sprintf("WithInterval(%v, %v)", lo, hi)
-		if lo != 0 {
-			set(c, call+": lo", &c.minInterval, lo, 1)
-		}
-		if hi != 0 {
-			set(c, call+": hi", &c.maxInterval, hi, c.minInterval)
-		}
+		set(c, call+": lo", &c.minInterval, cmp.Or(lo, c.minInterval), 1)
+		set(c, call+": hi", &c.maxInterval, cmp.Or(hi, max(c.maxInterval, c.minInterval)), c.minInterval)
 	}
 }
 

@@ -50,7 +50,6 @@ func New(c Client, opts ...Option) *Poller {
 	if cfg.err != nil {
 		panic(cfg.err)
 	}
-	cfg.maxInterval = max(cfg.maxInterval, cfg.minInterval)
 	return &Poller{c: c, cfg: cfg, rand: rand.Float64, pace: newPace(cfg.concurrency)}
 }
 
@@ -226,10 +225,9 @@ func (p *Poller) schedule(s *Step, a answer) {
 type answer struct {
 	info                *gen.RequestInfoResponse
 	hint                time.Duration // the response's Retry-After, whatever its status
-	hasHint             bool
 	err                 error
 	transient, pressure bool // err may not recur; the server asks to slow down (429, 503)
-	answered            bool // an HTTP response came
+	answered, hasHint   bool // an HTTP response came; it has a Retry-After (hint)
 	limit               ratelimit.Limit
 }
 

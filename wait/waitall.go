@@ -12,13 +12,11 @@ import (
 	"github.com/tensorpool/tensorpool-go/gen"
 )
 
-// WaitAll waits for every request concurrently, each polled as Wait would
-// poll it alone, to the end unless WithFailFast; duplicates are polled once,
-// and invalid ids fail the call before any request. Entry i of the result is
-// the last info seen for requestIDs[i] (nil if none); the error joins the
-// per-request errors in input order. It holds no goroutine per id: 10,000
-// ids cost 10,000 small records, polled from the Poller's concurrency of
-// goroutines.
+// WaitAll waits for every request concurrently, each polled as Wait would poll it alone, to the
+// end unless WithFailFast; duplicates are polled once, and invalid ids fail the call before any
+// request. Entry i of the result is the last info seen for requestIDs[i] (nil if none); the error
+// joins the per-request errors in input order. It holds no goroutine per id: 10,000 ids cost
+// 10,000 small records, polled from the Poller's concurrency of goroutines.
 func (p *Poller) WaitAll(ctx context.Context, requestIDs ...string) ([]*gen.RequestInfoResponse, error) {
 	out := make([]*gen.RequestInfoResponse, len(requestIDs))
 	errs := make([]error, len(requestIDs))
@@ -59,12 +57,8 @@ func (h dueOrder) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
 func (h dueOrder) Less(a, b int) bool {
 	return cmp.Or(h[a].due.Compare(h[b].due), cmp.Compare(h[a].i, h[b].i)) < 0
 }
-func (h *dueOrder) Push(x any) { *h = append(*h, x.(*pending)) }
-func (h *dueOrder) Pop() any {
-	e := (*h)[len(*h)-1]
-	*h = (*h)[:len(*h)-1]
-	return e
-}
+func (h *dueOrder) Push(x any)   { *h = append(*h, x.(*pending)) }
+func (h *dueOrder) Pop() (e any) { *h, e = (*h)[:len(*h)-1], (*h)[len(*h)-1]; return e }
 
 // pollAll polls every id (all due now, in input order) until each has
 // ended, and returns them with s and err filled in.
