@@ -27,19 +27,15 @@ const (
 	paceHold   = 10 * time.Minute // ours: the longest a reset or a Retry-After holds the polls
 	bucketSize = 1                // ours: one token, so polls are paced, never a burst (RFC 9002 section 7.7); bucket.py's holds a second's
 
-	// ours: after a throttle without Retry-After (slowapi's), the curve's
-	// concave part lasts this many polls at the rate cut from, not the SDK's
-	// second or so (issue 44): one refusal a cycle is 1 %. CUBIC's shape (RFC
-	// 9438 section 4.2), stretched in time; binds below 34 polls a second.
+	// ours: after a throttle without Retry-After (slowapi's), CUBIC's concave part (RFC 9438 section 4.2) lasts this
+	// many polls at the rate cut from, not the SDK's second or so: one refusal a cycle is 1 %; binds below 34 polls a second.
 	regainPolls = 100
 	sampleMin   = 10 // ours: a delivered rate counts this many accepted polls at least, right within 10 %
 )
 
-// pace admits the polls of one Poller: up to the polls in flight (one, then
-// one more per answer: TCP's slow start), and from the first 429 or 503 (a
-// throttle) on, through a token bucket at the AWS SDK's rate, adapted to low
-// rates (answered). A stated rate bounds the bucket's; a reset or a
-// throttle's Retry-After holds every poll.
+// pace admits the polls of one Poller: up to the polls in flight (one, then one more per answer: TCP's slow
+// start), and from the first 429 or 503 (a throttle) on, through a token bucket at the AWS SDK's rate, adapted
+// to low rates (answered). A stated rate bounds the bucket's; a reset or a throttle's Retry-After holds every poll.
 type pace struct {
 	slots    chan struct{} // a poll in flight holds one
 	start    atomic.Int64  // slots the slow start still holds
@@ -135,18 +131,15 @@ func (p *pace) refill(now time.Time) {
 // done frees the slot in flight take took.
 func (p *pace) done() { <-p.slots }
 
-// answered adapts the pace to the answer to a poll sent at sent (AWS's Update)
-// and to l, what it states of the server's limit (its Wait: a reset or a
-// Retry-After). The SDK's law, changed where issue 44 measured it failing:
-//   - one cut per episode: none until an answer to a poll sent after the last
-//     (RFC 9002 section 7.3.2's recovery period);
-//   - once a rate is known, the cut is from the rate polls went at (W_max,
-//     RFC 9438 section 4.6), not from the SDK's lower measure of it;
-//   - when more polls were refused than accepted over a cycle no shorter
-//     than the last, the cut is to the rate accepted, if lower (TCP
-//     Westwood's estimate, Mascolo et al., MobiCom 2001);
-//   - after a throttle without Retry-After that cuts a rate the last cut set,
-//     the concave part lasts regainPolls polls; a hold leaves a poll a token.
+// answered adapts the pace to the answer to a poll sent at sent (AWS's Update) and to l, what it states of the
+// server's limit (its Wait: a reset or a Retry-After). The SDK's law, changed where issue 44 measured it failing:
+//   - one cut per episode: none until an answer to a poll sent after the last (RFC 9002 section 7.3.2's recovery period);
+//   - once a rate is known, the cut is from the rate polls went at (W_max, RFC 9438 section 4.6), not from the SDK's
+//     lower measure of it;
+//   - when more polls were refused than accepted over a cycle no shorter than the last, the cut is to the rate
+//     accepted, if lower (TCP Westwood's estimate, Mascolo et al., MobiCom 2001);
+//   - after a throttle without Retry-After that cuts a rate the last cut set, the concave part lasts regainPolls
+//     polls; a hold leaves a poll a token.
 func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	if !throttle && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
 		defer func() { <-p.slots }() // slow start: one more poll in flight, once this answer has paced them
