@@ -154,9 +154,9 @@ func TestRetryAfterHoldsThePoller(t *testing.T) {
 // its whole span, whatever answers come after it. 50 ids, each poll
 // answered after 20 ms and some more (each id its own), 200 PENDING with
 // Retry-After: 1, then COMPLETED; the 20th poll is answered 429 with
-// Retry-After: 5 while other polls are in flight. Their answers, which
-// come during the hold and state no wait, do not end it: no poll is sent
-// in the 5 s after the 429 arrives.
+// Retry-After: 5 while other polls are in flight. Their answers come
+// during the hold as 429s with Retry-After: 1, a shorter wait; they do not
+// shorten it: no poll is sent in the 5 s after the first 429 arrives.
 func TestNothingShortensTheHold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
@@ -187,7 +187,9 @@ func TestNothingShortensTheHold(t *testing.T) {
 				resp.Header.Set("Retry-After", "5")
 				resp.Body = io.NopCloser(strings.NewReader(`{"detail":"x"}`))
 			} else if !refused.IsZero() && sent.Before(refused) && time.Now().After(refused) {
-				later++
+				later, resp.StatusCode = later+1, http.StatusTooManyRequests
+				resp.Header.Set("Retry-After", "1")
+				resp.Body = io.NopCloser(strings.NewReader(`{"detail":"x"}`))
 			}
 			return resp, err
 		})))
@@ -207,7 +209,7 @@ func TestNothingShortensTheHold(t *testing.T) {
 			}
 		}
 		if len(held) > 0 {
-			t.Errorf("%d polls sent within the 5 s after the 429 (%d later answers came meanwhile), the first %v after it; want none", len(held), later, held[0])
+			t.Errorf("%d polls sent within the 5 s after the 429 (%d later 429s with Retry-After: 1 came meanwhile), the first %v after it; want none", len(held), later, held[0])
 		}
 	})
 }
