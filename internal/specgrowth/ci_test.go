@@ -66,8 +66,8 @@ func shallowClone(t *testing.T) string {
 
 const shallowWarning = "WARNING: shallow clone and 'git fetch --unshallow' failed"
 
-// ciMakeCalls is what .ci/run runs: the README's test command, the peers, the real specs.
-var ciMakeCalls = []string{"make check", "make check-peers", "make check-specs"}
+// ciMakeCalls is what .ci/run runs: the README's test command, the peers, the real specs, the planted bugs.
+var ciMakeCalls = []string{"make check", "make check-peers", "make check-specs", "make mutants"}
 
 // .ci/run deepens a shallow clone so that the spec-diff gate has a base, and
 // runs exactly `make check` (the README's test command), then `make check-peers`.
