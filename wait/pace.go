@@ -61,13 +61,17 @@ type pace struct {
 	window   time.Duration // the longest window of an X-RateLimit quota seen
 	until    time.Time     // no poll before it: a reset or a Retry-After
 	stretch  bool          // the last cut was for a throttle without Retry-After, from a known rate
-
-	round                  time.Time // when the current round trip began
-	ltOn, ltUse            bool      // sampling a policed rate; pacing at it
-	ltStart                time.Time // the sample's start
-	ltAcc, ltRef, ltRounds int       // accepted, refused, round trips in it
-	ltBw                   float64   // the policed rate
 }
+
+// Candidate (b), issue 44: GAIMD (Yang and Lam, "General AIMD Congestion
+// Control", ICNP 2000): a throttle cuts the rate to aimdBeta times the rate
+// polls went at; each round the rate grows by aimdAlpha, TCP-friendly:
+// alpha = 4(1 - beta^2)/3 (0.31 for beta 7/8, the paper's own pair). A
+// round is one second and the window polls a second, as the AWS SDK maps
+// CUBIC's window. No regainPolls, no delivered rate.
+const lawVariant = "aimd"
+
+const aimdBeta, aimdAlpha = 7.0 / 8, 4 * (1 - 7.0/8*7.0/8) / 3
 
 func newPace(concurrency int) *pace {
 	now := time.Now()
@@ -166,14 +170,6 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 		p.count, p.bucket = 0, b
 	}
 	r := p.fill
-	roundStart := !sent.Before(p.round)
-	if roundStart {
-		p.round = now
-	}
-	if p.lt(now, throttle, roundStart) {
-		r = p.ltBw
-		goto set
-	}
 	if p.ref++; !throttle {
 		p.ref, p.acc = p.ref-1, p.acc+1
 	}
@@ -185,20 +181,26 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 			top = p.fill
 		}
 		r = cubicBeta * top
-		if d := float64(p.acc) / now.Sub(p.cut).Seconds(); false && p.acc >= sampleMin && p.ref >= p.acc && d < min(r, p.low) && now.Sub(p.cut) >= p.iv {
+		if lawVariant == "aimd" {
+			r = aimdBeta * top
+		}
+		if lawVariant == "aimd" {
+		} else if d := float64(p.acc) / now.Sub(p.cut).Seconds(); p.acc >= sampleMin && p.ref >= p.acc && d < min(r, p.low) && now.Sub(p.cut) >= p.iv {
 			top, r = d/cubicBeta, d
 		}
 		p.top, p.cut, p.low, p.recovery, p.acc, p.ref, p.iv, p.stretch = top, now, r, true, 0, 0, now.Sub(p.cut), l.Wait == 0 && p.top > 0
 	case math.IsInf(r, 1), p.recovery && sent.Before(p.cut): // no law yet, or no answer yet to a poll sent after the cut
+	case lawVariant == "aimd":
+		p.recovery = false
+		r = p.low + aimdAlpha*now.Sub(p.cut).Seconds()
 	default: // cubicSuccess, from calculateTimeWindow's point
 		p.recovery = false
 		k, c := math.Cbrt(p.top*(1-cubicBeta)/cubicScale), cubicScale
-		if s := min(p.regain/p.top, paceHold.Seconds()); p.top > 0 && p.stretch && s > k && false {
+		if s := min(p.regain/p.top, paceHold.Seconds()); p.top > 0 && p.stretch && s > k {
 			k, c = s, p.top*(1-cubicBeta)/(s*s*s)
 		}
 		r = c*math.Pow(now.Sub(p.cut).Seconds()-k, 3) + p.top
 	}
-set:
 	p.refill(now)
 	if !math.IsInf(r, 1) {
 		p.fill = max(min(r, rateGrowth*p.sent), min(minFillRate, cmp.Or(p.low, minFillRate))) // the least: minFillRate, or what the last cut set
@@ -213,57 +215,4 @@ set:
 	if u := now.Add(min(l.Wait, paceHold)); l.Wait > 0 && u.After(p.until) { // nothing shortens the hold
 		p.until, p.tokens = u, bucketSize // and the first poll after it goes at once
 	}
-}
-
-// Candidate (a), issue 44: BBR's model of a policer, Linux's
-// net/ipv4/tcp_bbr.c bbr_lt_bw_sampling, on every throttle (no regainPolls,
-// no sampleMin): after a refusal, a sample of at least 4 round trips
-// (bbr_lt_intvl_min_rtts), at most 16, ends at a refusal when refusals are
-// at least 50/256 of the polls accepted (bbr_lt_loss_thresh); two samples
-// within 1/8 (bbr_lt_bw_ratio) make the rate policed, their mean, and the
-// pace holds it for 48 round trips (bbr_lt_bw_max_rtts), then the SDK's
-// curve probes from it. It reports whether the pace is at the policed rate.
-func (p *pace) lt(now time.Time, throttle, roundStart bool) bool {
-	if p.ltUse {
-		if roundStart {
-			if p.ltRounds++; p.ltRounds >= 48 {
-				p.ltUse, p.ltOn, p.ltBw = false, false, 0
-				p.top, p.low, p.cut, p.recovery = p.fill, p.fill, now, false
-				return false
-			}
-		}
-		return true
-	}
-	if !p.ltOn {
-		if !throttle {
-			return false
-		}
-		p.ltOn, p.ltStart, p.ltAcc, p.ltRef, p.ltRounds = true, now, 0, 0, 0
-		return false
-	}
-	if roundStart {
-		p.ltRounds++
-	}
-	if throttle {
-		p.ltRef++
-	} else {
-		p.ltAcc++
-	}
-	if p.ltRounds < 4 {
-		return false
-	}
-	if p.ltRounds > 16 {
-		p.ltOn, p.ltBw = false, 0
-		return false
-	}
-	if !throttle || p.ltAcc == 0 || p.ltRef*256 < 50*p.ltAcc {
-		return false
-	}
-	bw := float64(p.ltAcc) / now.Sub(p.ltStart).Seconds()
-	if p.ltBw > 0 && math.Abs(bw-p.ltBw) <= p.ltBw/8 {
-		p.ltBw, p.ltUse, p.ltRounds = (bw+p.ltBw)/2, true, 0
-		return true
-	}
-	p.ltBw, p.ltStart, p.ltAcc, p.ltRef, p.ltRounds = bw, now, 0, 0, 0
-	return false
 }
