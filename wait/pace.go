@@ -12,9 +12,8 @@ import (
 	"github.com/tensorpool/tensorpool-go/internal/ratelimit"
 )
 
-// The AWS SDK's adaptive retry mode, named as in aws-sdk-go-v2's aws/retry/adaptive_ratelimit.go
-// (newAdaptiveRateLimit, Update) and adaptive_token_bucket.go, and in botocore's
-// botocore/retries/adaptive.py, throttling.py (CubicCalculator) and bucket.py (TokenBucket).
+// The AWS SDK's adaptive retry mode, named as in aws-sdk-go-v2's aws/retry/adaptive_ratelimit.go (newAdaptiveRateLimit,
+// Update) and adaptive_token_bucket.go, and in botocore's retries/adaptive.py, throttling.py (CubicCalculator) and bucket.py.
 const (
 	cubicBeta   = 0.7                    // beta, _BETA: a throttle cuts the rate to this times the rate sent
 	cubicScale  = 0.4                    // scaleConstant, _SCALE_CONSTANT: the curve's scale, polls a second per second cubed
@@ -22,23 +21,19 @@ const (
 	rateBucket  = 500 * time.Millisecond // updateMeasuredRate's floor(t*2)/2, _TIME_BUCKET_RANGE
 	rateGrowth  = 2                      // Update's 2*measuredTxRate, _MAX_RATE_ADJUST_SCALE: at most this times the rate sent
 	minFillRate = 0.5                    // minFillRate, _MIN_RATE: the least rate, polls a second
-
-	paceMargin = 0.98             // ours: of a rate the server states
-	paceHold   = 10 * time.Minute // ours: the longest a reset or a Retry-After holds the polls
-	bucketSize = 1                // ours: one token, so polls are paced, never a burst (RFC 9002 section 7.7); bucket.py's holds a second's
-
-	// ours: after a throttle without Retry-After (slowapi's), the curve's
-	// concave part lasts this many polls at the rate cut from, not the SDK's
-	// second or so (issue 44): one refusal a cycle is 1 %. CUBIC's shape (RFC
-	// 9438 section 4.2), stretched in time; binds below 34 polls a second.
-	regainPolls = 100
-	sampleMin   = 10 // ours: a delivered rate counts this many accepted polls at least, right within 10 %
+	paceMargin  = 0.98                   // ours: of a rate the server states
+	paceHold    = 10 * time.Minute       // ours: the longest a reset or a Retry-After holds the polls
+	bucketSize  = 1                      // ours: one token, so polls are paced, never a burst (RFC 9002 section 7.7); bucket.py's holds a second's
+	// BBR's model of a policer, named as in Linux's net/ipv4/tcp_bbr.c (bbr_lt_bw_sampling; Cardwell et al.,
+	// ACM Queue 14(5), 2016). It counts round trips: below 50 polls a second, one poll each.
+	ltMinRounds  = 4         // bbr_lt_intvl_min_rtts: a rate accepted spans this many at least
+	ltLossThresh = 50. / 256 // bbr_lt_loss_thresh: with refusals at least this share of the polls accepted
+	ltHoldRounds = 48        // bbr_lt_bw_max_rtts: a policed rate holds this many before the next probe
 )
 
-// pace admits the polls of one Poller: up to the polls in flight (one, then
-// one more per answer: TCP's slow start), and from the first 429 or 503 (a
-// throttle) on, through a token bucket at the AWS SDK's rate, adapted to low
-// rates (answered). A stated rate bounds the bucket's; a reset or a
+// pace admits the polls of one Poller: up to the polls in flight (one, then one more per answer: TCP's slow
+// start), and from the first 429 or 503 (a throttle) on, through a token bucket at the AWS SDK's rate, with BBR's
+// model of a policer where no wait is stated (answered). A stated rate bounds the bucket's; a reset or a
 // throttle's Retry-After holds every poll.
 type pace struct {
 	slots    chan struct{} // a poll in flight holds one
@@ -51,32 +46,19 @@ type pace struct {
 	sent     float64       // the rate sent, answers counted (measuredTxRate)
 	count    int           // answers since bucket (requestCount)
 	bucket   time.Time     // the half second counted last (lastTxRateBucket)
-	top      float64       // the rate the last cut was from (lastMaxRate)
+	top, low float64       // the rate the last cut was from (lastMaxRate), and the rate it set
 	cut      time.Time     // the last cut (lastThrottleTime)
-	low      float64       // the rate the last cut set
-	recovery bool          // from a cut to the first answer to a poll sent after it
 	acc, ref int           // answers accepted and throttles since the last cut
 	iv       time.Duration // from the cut before the last to the last
-	regain   float64       // regainPolls; 0 in a test of the SDK's own figures
 	window   time.Duration // the longest window of an X-RateLimit quota seen
 	until    time.Time     // no poll before it: a reset or a Retry-After
-	stretch  bool          // the last cut was for a throttle without Retry-After, from a known rate
+	recovery bool          // from a cut to the first answer to a poll sent after it
+	policed  bool          // the last cut was for a throttle without Retry-After, from a known rate
 }
-
-// Candidate (b), issue 44: GAIMD (Yang and Lam, "General AIMD Congestion
-// Control", ICNP 2000): a throttle cuts the rate to aimdBeta times the rate
-// polls went at; each round the rate grows by aimdAlpha, TCP-friendly:
-// alpha = 4(1 - beta^2)/3 (0.31 for beta 7/8, the paper's own pair). A
-// round is one second and the window polls a second, as the AWS SDK maps
-// CUBIC's window. No regainPolls, no delivered rate.
-const lawVariant = "aimd"
-
-const aimdBeta, aimdAlpha = 7.0 / 8, 4 * (1 - 7.0/8*7.0/8) / 3
 
 func newPace(concurrency int) *pace {
 	now := time.Now()
-	p := &pace{slots: make(chan struct{}, concurrency), fill: math.Inf(1), rate: math.Inf(1), refilled: now, bucket: now.Truncate(time.Second), cut: now,
-		regain: regainPolls}
+	p := &pace{slots: make(chan struct{}, concurrency), fill: math.Inf(1), rate: math.Inf(1), refilled: now, bucket: now.Truncate(time.Second), cut: now}
 	for range concurrency - 1 {
 		p.slots <- struct{}{}
 	}
@@ -145,18 +127,14 @@ func (p *pace) refill(now time.Time) {
 // done frees the slot in flight take took.
 func (p *pace) done() { <-p.slots }
 
-// answered adapts the pace to the answer to a poll sent at sent (AWS's Update)
-// and to l, what it states of the server's limit (its Wait: a reset or a
-// Retry-After). The SDK's law, changed where issue 44 measured it failing:
-//   - one cut per episode: none until an answer to a poll sent after the last
-//     (RFC 9002 section 7.3.2's recovery period);
-//   - once a rate is known, the cut is from the rate polls went at (W_max,
-//     RFC 9438 section 4.6), not from the SDK's lower measure of it;
-//   - when more polls were refused than accepted over a cycle no shorter
-//     than the last, the cut is to the rate accepted, if lower (TCP
-//     Westwood's estimate, Mascolo et al., MobiCom 2001);
-//   - after a throttle without Retry-After that cuts a rate the last cut set,
-//     the concave part lasts regainPolls polls; a hold leaves a poll a token.
+// answered adapts the pace to the answer to a poll sent at sent (AWS's Update) and to l, what it states of the
+// server's limit (its Wait: a reset or a Retry-After). The SDK's law, changed where issue 44 measured it failing:
+//   - one cut per episode: none until an answer to a poll sent after the last (RFC 9002 section 7.3.2);
+//   - once a rate is known, the cut is from the rate polls went at (W_max, RFC 9438 section 4.6);
+//   - a throttle without Retry-After (slowapi's) is a policer's, as BBR models one: over a cycle no shorter
+//     than the last, with ltMinRounds polls accepted and ltLossThresh of them refused, the cut is to the rate
+//     accepted, if lower; and once a rate is known, the curve's concave part lasts ltHoldRounds polls;
+//   - a hold leaves a poll a token.
 func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	if !throttle && p.start.Load() > 0 && p.start.Add(-1) >= 0 {
 		defer func() { <-p.slots }() // slow start: one more poll in flight, once this answer has paced them
@@ -181,22 +159,16 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 			top = p.fill
 		}
 		r = cubicBeta * top
-		if lawVariant == "aimd" {
-			r = aimdBeta * top
-		}
-		if lawVariant == "aimd" {
-		} else if d := float64(p.acc) / now.Sub(p.cut).Seconds(); p.acc >= sampleMin && p.ref >= p.acc && d < min(r, p.low) && now.Sub(p.cut) >= p.iv {
+		if d := float64(p.acc) / now.Sub(p.cut).Seconds(); l.Wait == 0 && p.acc >= ltMinRounds && float64(p.ref) >= ltLossThresh*float64(p.acc) &&
+			d < min(r, p.low) && now.Sub(p.cut) >= p.iv {
 			top, r = d/cubicBeta, d
 		}
-		p.top, p.cut, p.low, p.recovery, p.acc, p.ref, p.iv, p.stretch = top, now, r, true, 0, 0, now.Sub(p.cut), l.Wait == 0 && p.top > 0
+		p.top, p.cut, p.low, p.recovery, p.acc, p.ref, p.iv, p.policed = top, now, r, true, 0, 0, now.Sub(p.cut), l.Wait == 0 && p.top > 0
 	case math.IsInf(r, 1), p.recovery && sent.Before(p.cut): // no law yet, or no answer yet to a poll sent after the cut
-	case lawVariant == "aimd":
-		p.recovery = false
-		r = p.low + aimdAlpha*now.Sub(p.cut).Seconds()
 	default: // cubicSuccess, from calculateTimeWindow's point
 		p.recovery = false
 		k, c := math.Cbrt(p.top*(1-cubicBeta)/cubicScale), cubicScale
-		if s := min(p.regain/p.top, paceHold.Seconds()); p.top > 0 && p.stretch && s > k {
+		if s := min(ltHoldRounds/p.top, paceHold.Seconds()); p.top > 0 && p.policed && s > k {
 			k, c = s, p.top*(1-cubicBeta)/(s*s*s)
 		}
 		r = c*math.Pow(now.Sub(p.cut).Seconds()-k, 3) + p.top

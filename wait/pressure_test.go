@@ -504,16 +504,16 @@ func (p *pace) limit() float64 {
 // (aws/retry/adaptive_ratelimit_test.go, TestAdaptiveRateLimit_Update, case
 // "base": an answer every 200 ms from creation, throttles at 2 s and 3.2 s),
 // it measures the same rate sent and, from the first throttle on, sets the
-// same rate, to the SDK's figures. The case's 3 to 6 polls a second are
-// below where the curve's concave part is stretched (regainPolls), so the
-// test turns the stretch off; the second throttle cuts from the rate of the
-// bucket, as the SDK's does (it is below the rate measured), and more polls
-// were accepted than refused, so no delivered rate. Before the first
-// throttle the pace is off, as the SDK's bucket is.
+// same rate, to the SDK's figures. The case's throttles state no wait: after
+// the second, from a known rate, the pace would hold it as a policer's
+// (ltHoldRounds), so the test turns that off. The second throttle cuts from
+// the rate of the bucket, as the SDK's does (it is below the rate measured);
+// the rate accepted since the first (5 polls in 1.2 s) is above the cut, so
+// it is not used. Before the first throttle the pace is off, as the SDK's
+// bucket is.
 func TestPaceFollowsAWS(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) { // starts on a whole second, as the SDK's test does
 		p := newPace(1)
-		p.regain = 0
 		for i, want := range []struct {
 			throttle   bool
 			sent, fill float64
@@ -526,6 +526,7 @@ func TestPaceFollowsAWS(t *testing.T) {
 		} {
 			time.Sleep(200 * time.Millisecond)
 			p.answered(time.Now(), want.throttle, ratelimit.Limit{})
+			p.policed = false // the SDK's curve
 			if i < 9 {
 				want.fill = math.Inf(1) // before the first throttle
 			}
@@ -580,10 +581,10 @@ func TestPaceCutsOncePerEpisode(t *testing.T) {
 }
 
 // TestPaceRegainsOverPolls (issue 44): after a throttle without
-// Retry-After, below about 34 polls a second, the curve regains a cut over
-// regainPolls polls at the rate cut from, not over the SDK's second or so:
-// cut from 1 poll a second, with an answer every second, the rate is back at
-// 1 after 100 s, the concave part's end, and not before. After a throttle
+// Retry-After, from a known rate, the curve regains a cut over ltHoldRounds
+// (48, BBR's bbr_lt_bw_max_rtts) polls at the rate cut from, not over the
+// SDK's second or so: cut from 1 poll a second, with an answer every second,
+// the rate is back at 1 after 48 s, the concave part's end, and not before. After a throttle
 // with Retry-After, whose hold spaces the polls, the SDK's curve is back at
 // 1 within 2 s (four Pollers on one key stay fair), and so it is after the
 // first cut, from a rate measured while polls went unpaced.
@@ -593,8 +594,8 @@ func TestPaceRegainsOverPolls(t *testing.T) {
 		p.answered(time.Now(), false, ratelimit.Limit{})
 		p.fill, p.top, p.sent = 1, 1, 1 // a rate known: the next cut is from it
 		p.answered(time.Now(), true, ratelimit.Limit{})
-		want := map[int][2]float64{1: {0.7, 0.71}, 50: {0.96, 0.97}, 99: {0.99, 1}, 100: {1, 1}, 150: {1.03, 1.04}}
-		for s := 1; s <= 150; s++ {
+		want := map[int][2]float64{1: {0.71, 0.72}, 24: {0.96, 0.97}, 47: {0.99, 1}, 48: {1, 1}, 72: {1.03, 1.04}}
+		for s := 1; s <= 72; s++ {
 			time.Sleep(time.Second)
 			p.answered(time.Now(), false, ratelimit.Limit{})
 			if w, ok := want[s]; ok {
@@ -628,28 +629,40 @@ func TestPaceRegainsOverPolls(t *testing.T) {
 	})
 }
 
-// TestPaceCutsToTheDeliveredRate (issue 44): when a cycle no shorter than
-// the last had more polls refused than accepted, the server let through
-// only the accepted ones: the cut is to their rate (TCP Westwood's
-// estimate), here about 10 a minute, a fixed window's, not to 0.7 times the
-// rate polls went at. A cycle shorter than the last may miss the end of a
-// window: its rate is not used.
+// TestPaceCutsToTheDeliveredRate (issue 44): a throttle without
+// Retry-After is a policer's, as BBR models one (Linux's tcp_bbr.c,
+// bbr_lt_bw_sampling): when a cycle no shorter than the last had at least
+// ltMinRounds (4) polls accepted and refusals at least ltLossThresh (50/256)
+// of them, the server let through only the accepted ones, and the cut is to
+// their rate: here about 10 a minute, a fixed window's, not 0.7 times the
+// rate polls went at. With fewer polls or refusals, or a Retry-After (its
+// hold paces the polls), the cut is the SDK's. A cycle shorter than the
+// last may miss the end of a window: its rate is not used.
 func TestPaceCutsToTheDeliveredRate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := newPace(1)
-		p.answered(time.Now(), false, ratelimit.Limit{})
-		p.fill, p.top, p.sent = 2, 2, 2
-		p.answered(time.Now(), true, ratelimit.Limit{}) // a cut at 0
-		for i := range 60 {                             // the window is closed for 50 s, then accepts 10
+		for _, c := range []struct {
+			refused, accepted int // a polls a second, after a cut at 2 a second, then a throttle
+			wait              time.Duration
+			delivered         bool
+		}{{50, 10, 0, true}, {1, 10, 0, true}, {0, 10, 0, false}, {50, 4, 0, true}, {50, 3, 0, false}, {50, 10, time.Second, false}} {
+			p := newPace(1)
+			p.answered(time.Now(), false, ratelimit.Limit{})
+			p.fill, p.top, p.sent = 2, 2, 2
+			p.answered(time.Now(), true, ratelimit.Limit{}) // a cut at 0
+			for i := range c.refused + c.accepted {
+				time.Sleep(time.Second)
+				p.answered(time.Now(), i < c.refused, ratelimit.Limit{})
+			}
 			time.Sleep(time.Second)
-			p.answered(time.Now(), i < 50, ratelimit.Limit{})
+			want := cubicBeta * p.fill
+			if c.delivered {
+				want = float64(c.accepted) / float64(c.refused+c.accepted+1)
+			}
+			if p.answered(time.Now(), true, ratelimit.Limit{Wait: c.wait}); math.Abs(p.limit()-want) > 1e-9 {
+				t.Errorf("%+v: %v a second; want %v", c, p.limit(), want)
+			}
 		}
-		time.Sleep(time.Second)
-		p.answered(time.Now(), true, ratelimit.Limit{}) // a new episode, 61 s after the last
-		if got, want := p.limit(), 10.0/61; math.Abs(got-want) > 1e-9 {
-			t.Errorf("after 51 refused and 10 accepted in 61 s: %v a second; want the rate accepted, %v", got, want)
-		}
-		p = newPace(1)
+		p := newPace(1)
 		p.answered(time.Now(), false, ratelimit.Limit{})
 		p.fill, p.top, p.sent = 2, 2, 2
 		p.answered(time.Now(), true, ratelimit.Limit{}) // a cut at 0, then a cycle of 61 s with no refusal
