@@ -25,10 +25,17 @@ load_before=$(load)
 export TENSORPOOL_NGINX=1 TENSORPOOL_SLOWAPI=1 # a missing nginx or package fails them instead of skipping
 "$GO" test -c -o "$tmp/benchmarks.test" ./internal/benchmarks
 # "Before", measured by this same code in the same run (waitscale_test.go):
-# today's law as issue 44 was filed, the candidate law issue 44 did not
-# adopt, and the hold the pace replaced.
-today=e164252 candidate=${PACE_CANDIDATE-cbab345} # PACE_CANDIDATE= measures none
-for rev in $today fb24af9 $candidate; do
+# today's law as issue 44 was filed, the hold the pace replaced, and the
+# laws issue 44 measured beside the one it adopted (PACE_CANDIDATES:
+# commit=name;...; empty measures none).
+today=e164252
+candidates=${PACE_CANDIDATES-"582c321=first attempt (582c321: tuned constants);eea906e=BBR policer model, every throttle (eea906e);e197b7f=GAIMD (e197b7f)"}
+IFS=';' read -ra cands <<<"$candidates"
+flag=
+for c in "${cands[@]}"; do
+	flag+="${flag:+;}${c#*=}=$tmp/${c%%=*}.test"
+done
+for rev in $today fb24af9 "${cands[@]%%=*}"; do
 	mkdir "$tmp/$rev"
 	git archive "$rev" | tar -x -C "$tmp/$rev"
 	rm -rf "$tmp/$rev/internal/benchmarks"
@@ -41,7 +48,7 @@ status=0
 touch "$tmp/figures.md"
 "$tmp/benchmarks.test" -test.run '^TestBench' -test.v -test.timeout 60m -figures "$tmp/figures.md" \
 	-economy.n "${ECONOMY_N:-1000}" -pace.before "$tmp/$today.test" -pace.hold "$tmp/fb24af9.test" \
-	${candidate:+-pace.candidate "$tmp/$candidate.test"} || status=$?
+	${flag:+-pace.candidate "$flag"} -pace.name "new law ($(git rev-parse --short HEAD))" || status=$?
 # One round is every client once (-count=1), so that load from other work on
 # the machine falls on all of them alike.
 for _ in $(seq "${BENCH_COUNT:-10}"); do

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,12 +27,13 @@ import (
 // bucket that states its limit in each of three dialects, at the edges of
 // the pace (1 and 200 r/s), four Pollers started up to 1 s apart, and the
 // CPU per poll. scripts/bench.sh builds this package on earlier commits
-// (today's law as issue 44 was filed, a candidate law, and the hold before
+// (today's law as issue 44 was filed, candidate laws, and the hold before
 // the pace) and passes them here, so that the other laws are measured by the
 // same code, in the same run.
 var (
 	beforeBin  = flag.String("pace.before", "", "this package's test binary built on today's law (e164252, the AWS SDK's): TestBenchPace measures it too")
-	candidate  = flag.String("pace.candidate", "", "this package's test binary built on a candidate law (file name: its commit and .test): TestBenchPace measures it too")
+	candidate  = flag.String("pace.candidate", "", "NAME=BINARY;...: this package's test binaries built on candidate laws: TestBenchPace measures them too")
+	newName    = flag.String("pace.name", "new law", "the name of this commit's law in TestBenchPace's tables")
 	holdBin    = flag.String("pace.hold", "", "this package's test binary built on the hold (fb24af9): TestBenchCPUPerPoll measures it too")
 	paceJSON   = flag.String("pace.json", "", "TestPaceFigures writes its figures here")
 	cpuProbe   = flag.Bool("pace.cpu", false, "TestCPUProbe prints the CPU per poll at 10,000 ids")
@@ -227,12 +227,17 @@ func figuresOf(t *testing.T, bin string) *paceFigures {
 }
 
 // TestBenchPace measures issues 37's and 44's cases, today's law (with
-// -pace.before), a candidate (with -pace.candidate) and this commit's, and
+// -pace.before), candidates (with -pace.candidate) and this commit's, and
 // checks the gated goals; the others are reported.
 func TestBenchPace(t *testing.T) {
 	w := measure(t)
 	after := measurePace(t)
-	before, cand := figuresOf(t, *beforeBin), figuresOf(t, *candidate)
+	before, cands := figuresOf(t, *beforeBin), []law(nil)
+	for c := range strings.SplitSeq(*candidate, ";") {
+		if name, bin, ok := strings.Cut(c, "="); ok {
+			cands = append(cands, law{name, figuresOf(t, bin)})
+		}
+	}
 	// cell is "before → after", or the after figure alone.
 	cell := func(f func(*paceFigures) string) string {
 		if before == nil {
@@ -240,7 +245,7 @@ func TestBenchPace(t *testing.T) {
 		}
 		return f(before) + " → **" + f(&after) + "**"
 	}
-	writeScale(t, w, after, before, cand)
+	writeScale(t, w, after, before, cands)
 	fmt.Fprintf(w, "## Does it wait well at every scale? (issues 30 and 37)\n\n"+
 		"Each cell is *today's law → new law*: today's law is main as issue 44 was filed (e164252: the AWS SDK's adaptive "+
 		"retry mode with the Retry-After hold), built with this same code by `make bench` and run in the same run; the new "+
@@ -401,24 +406,17 @@ func TestBenchCPUPerPoll(t *testing.T) {
 		fmt.Sprintf("CPU per poll %.1f µs ≤ 1.10 × the hold's %.1f µs", now, hold)))
 }
 
+// law is a law's name and figures in writeScale's tables.
+type law struct {
+	name string
+	f    *paceFigures
+}
+
 // writeScale writes issue 44's section: the grid in virtual time and the
-// slowapi peer in real time, today's law, the candidate (if any) and this
+// slowapi peer in real time, today's law, the candidates (if any) and this
 // commit's side by side, and checks this commit's against gridGoal.
-func writeScale(t *testing.T, w io.Writer, after paceFigures, before, cand *paceFigures) {
-	laws := []struct {
-		name string
-		f    *paceFigures
-	}{{"today's law (e164252)", before}}
-	if cand != nil {
-		laws = append(laws, struct {
-			name string
-			f    *paceFigures
-		}{"candidate (" + strings.TrimSuffix(filepath.Base(*candidate), ".test") + ")", cand})
-	}
-	laws = append(laws, struct {
-		name string
-		f    *paceFigures
-	}{"new law", &after})
+func writeScale(t *testing.T, w io.Writer, after paceFigures, before *paceFigures, cands []law) {
+	laws := append(append([]law{{"today's law (e164252)", before}}, cands...), law{*newName, &after})
 	fmt.Fprintf(w, "## At the API's own scale, from 10 a minute to 200 a second (issue 44)\n\n"+
 		"TensorPool's API is a FastAPI service; FastAPI's usual limiter is slowapi over the `limits` library. Each case: one "+
 		"Poller, `tensorpool.NewClient`, 20 × the limit's rate in ids (rounded up), each PENDING then PROCESSING with "+
