@@ -55,7 +55,11 @@ func TestEveryOperationAnswers(t *testing.T) {
 	var answered, success, statuses int
 	skipped := map[string]int{}
 	for _, op := range operations.All() {
-		rt := e.spec.route(op.Method + " " + op.Path)
+		i := slices.IndexFunc(e.spec.routes, func(r *route) bool { return r.key == op.Method+" "+op.Path })
+		rt := (*route)(nil)
+		if i >= 0 {
+			rt = e.spec.routes[i]
+		}
 		if rt == nil {
 			t.Errorf("%s %s: gen sends it, the engine does not route it", op.Method, op.Path)
 			continue

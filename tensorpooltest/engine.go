@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/tensorpool/tensorpool-go/internal/keyredact"
 )
 
 // DefaultAPIKey is the API key an engine accepts unless WithAPIKey says
@@ -47,6 +48,8 @@ type Engine struct {
 	answers    map[string][]Answer  // by operation key
 	sent       map[string][]Request // by operation key
 	violations []Violation
+	hide       func(string) string // the key redacted in any escaped form (internal/keyredact)
+	hideBody   func([]byte) []byte
 }
 
 // New returns an engine with no storage volumes, clusters or requests. It
@@ -72,6 +75,7 @@ func New(opts ...Option) *Engine {
 		panic(e.err)
 	}
 	e.lifecycle = e.lifecycle.own()
+	_, e.hideBody, e.hide = keyredact.New(e.apiKey)
 	var err error
 	if e.spec, err = loadSpec(e.document); err != nil {
 		panic(err)
@@ -179,7 +183,7 @@ func (e *Engine) serve(r *http.Request) (*result, error) {
 		return nil, err
 	}
 	e.mu.Lock()
-	e.sent[rt.key][i].Body = []byte(strings.ReplaceAll(string(body), e.apiKey, "[REDACTED]"))
+	e.sent[rt.key][i].Body = e.hideBody(body)
 	e.mu.Unlock()
 
 	if f.Latency > 0 {

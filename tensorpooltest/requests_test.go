@@ -1,7 +1,10 @@
 package tensorpooltest_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -243,4 +246,39 @@ func TestRetryAfterHTTPDateBounds(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRequestsHideTheKeyInEveryForm: Requests shows the key nowhere, as
+// sent, query-escaped (a space as '+'), percent-encoded or behind a JSON
+// escape, in the path, the query, a header or the body.
+func TestRequestsHideTheKeyInEveryForm(t *testing.T) {
+	const key = "tp-AUDIT key/0123456789"
+	e := tensorpooltest.New(tensorpooltest.WithAPIKey(key))
+	body := `{"storage_id":"tp-AUDIT\u0020key\/0123456789","cluster_ids":["c"]}`
+	u := "http://engine.invalid/storage/attach?a=" + url.QueryEscape(key) + "&b=" + url.PathEscape(key) + "&" + url.QueryEscape(key) + "=1"
+	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Echo", "k="+key)
+	resp, err := e.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := e.Requests("POST /storage/attach")
+	if len(got) != 1 {
+		t.Fatalf("%d requests recorded, want 1", len(got))
+	}
+	out := fmt.Sprintf("%s %v %v %s", got[0].Path, got[0].Query, got[0].Header, got[0].Body)
+	for _, form := range []string{key, url.QueryEscape(key), url.PathEscape(key), `\u0020key`, "AUDIT key"} {
+		if strings.Contains(out, form) {
+			t.Errorf("Requests shows the key as %q: %s", form, out)
+		}
+	}
+	if strings.Count(out, "[REDACTED]") != 5 {
+		t.Errorf("want the key redacted 5 times (a, b, a query name, X-Echo, the body): %s", out)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -78,7 +77,8 @@ func (a Answer) result(e *Engine, rt *route, r *http.Request, params map[string]
 }
 
 // A Request is a request an operation received, as the engine read it:
-// without the API key, which reads "[REDACTED]" wherever else it was.
+// without the API key, which reads "[REDACTED]" wherever else it was, in
+// any escaped form (the rule of NewClient's errors).
 type Request struct {
 	Method, Path string // the path as sent, escaped
 	Query        url.Values
@@ -88,17 +88,22 @@ type Request struct {
 
 // record keeps r as a request of rt, with e.mu held; serve adds its body.
 func (e *Engine) record(rt *route, r *http.Request) int {
-	hide := func(s string) string { return strings.ReplaceAll(s, e.apiKey, "[REDACTED]") }
-	req := Request{Method: r.Method, Path: hide(r.URL.EscapedPath()), Header: r.Header.Clone()}
+	q, _ := url.ParseQuery(r.URL.RawQuery) // decoded first: the key in any escape is then the key
+	req := Request{Method: r.Method, Path: e.hide(r.URL.EscapedPath()), Header: e.hidden(r.Header), Query: e.hidden(q)}
 	delete(req.Header, "Authorization")
-	for _, vs := range req.Header {
-		for i, v := range vs {
-			vs[i] = hide(v)
-		}
-	}
-	req.Query, _ = url.ParseQuery(hide(r.URL.RawQuery))
 	e.sent[rt.key] = append(e.sent[rt.key], req)
 	return len(e.sent[rt.key]) - 1
+}
+
+// hidden is a copy of m with the key redacted in its names and values.
+func (e *Engine) hidden(m map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(m))
+	for k, vs := range m {
+		for _, v := range vs {
+			out[e.hide(k)] = append(out[e.hide(k)], e.hide(v))
+		}
+	}
+	return out
 }
 
 // Requests returns the requests operation op received so far, in order,

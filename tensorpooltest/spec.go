@@ -210,16 +210,6 @@ func (s *spec) find(method string, u *url.URL) (*route, map[string]string, []str
 	return nil, nil, slices.Compact(allow)
 }
 
-// route returns the operation whose key is key, or nil.
-func (s *spec) route(key string) *route {
-	for _, r := range s.routes {
-		if r.key == key {
-			return r
-		}
-	}
-	return nil
-}
-
 // opName names an operation for messages: its operationId and its key.
 func (r *route) opName() string {
 	if id := r.kr.Operation.OperationID; id != "" {
