@@ -64,8 +64,8 @@ func read(resp *http.Response, maxBody int64, redact redactor) (*body, error) {
 
 // finish makes resp, read into b, what the caller gets, then checks it
 // (but a poll of package wait's, which wait checks itself). A success's
-// body and headers are redacted of an exact echo of the key; an error's,
-// which are diagnostics, under the full rule. The media type is
+// body and headers are redacted of the whole key, in any escaped form; an
+// error's, which are diagnostics, under the full rule (a cut key too). The media type is
 // lower-cased for the generated parsers. resp.Request is req, or a copy if
 // its path held the key.
 func finish(op *operations.Operation, req *http.Request, resp *http.Response, b *body, redact redactor, poll bool) (*http.Response, error) {

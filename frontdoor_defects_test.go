@@ -189,7 +189,7 @@ func TestReadmeSnippetNeverSeesANilBody(t *testing.T) {
 }
 
 // TestSuccessBodyIsData: a successful answer reaches the caller as the
-// server sent it, but for an exact echo of the whole key: no heuristic
+// server sent it, but for the whole key, in any escaped form: no heuristic
 // rewrites data (a path that ends like the key's start stays). Its headers
 // likewise. Error texts built from it are diagnostics, redacted in full
 // (TestWaitFailedErrorThroughNewClientHidesTheKey).

@@ -26,11 +26,11 @@
 // or 503, only WithConcurrency slows it: one poll goes first, then one more may be in flight
 // per answer. A 429's or 503's Retry-After holds the whole Poller: no new poll, for any id,
 // goes before it, and the first after it goes at once. A 429 or 503 also cuts the rate, by
-// 30 %, once until a poll sent after the cut is answered; accepted polls let the rate climb
+// 30 % or to the rate accepted, once until a poll sent after the cut is answered; accepted polls let the rate climb
 // back, in a second or so, or over 100 polls after a 429 without Retry-After below 34 polls a
 // second (pace.go cites the law: the AWS SDK's, adapted). So refusals cost a batch their
 // Retry-After and the climb: 200 ids whose first 20 answers are 429 with Retry-After: 1 take
-// 22.5 s, not 5.0 s. Rate-limit fields (RateLimit and RateLimit-Policy, their older drafts,
+// 24.3 s, not 5.0 s. Rate-limit fields (RateLimit and RateLimit-Policy, their older drafts,
 // X-RateLimit-*) keep the rate below the one they state; a reset holds it. The pace only delays
 // polls: each id still waits its own Retry-After.
 //

@@ -13,14 +13,15 @@ import (
 // TestRecoversAfterRefusals (issue 44): once the server stops refusing, the
 // Poller is back at its unthrottled speed within a few seconds. A
 // newcomer's test, against the in-memory engine's defaults (PENDING 1 s,
-// PROCESSING 2 s, Retry-After: 2): 200 ids take about 5.4 s; when the first
+// PROCESSING 2 s, Retry-After: 2): 200 ids take about 5.0 s; when the first
 // 20 answers are 429 with Retry-After: 1, which hold the Poller 20 s one
-// after the other, at most 30 s.
+// after the other, 24.3 s (the README's and the package doc's figures; the
+// issue's goal is at most 30 s).
 func TestRecoversAfterRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		refusals int
 		most     time.Duration
-	}{{0, 6 * time.Second}, {20, 30 * time.Second}} {
+	}{{0, 5500 * time.Millisecond}, {20, 25 * time.Second}} {
 		t.Run(fmt.Sprint(tc.refusals, " refusals"), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := tensorpooltest.NewInProcessServer(t)
