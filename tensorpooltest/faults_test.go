@@ -376,13 +376,13 @@ func TestClearFaults(t *testing.T) {
 
 // TestRespondBodies: a scripted body goes as given, valid JSON or not (a
 // json.RawMessage or []byte), or marshalled; a handler answers from the
-// request without the key; answers queue, and ClearFaults drops the rest.
+// request without the key, instead of the other fields; answers queue, and ClearFaults drops the rest.
 func TestRespondBodies(t *testing.T) {
 	e := tensorpooltest.New(tensorpooltest.WithViolationHandler(func(tensorpooltest.Violation) {}))
 	e.Respond("GetRequestInfo",
 		tensorpooltest.Answer{Status: 500, Body: []byte("not JSON")},
 		tensorpooltest.Answer{Status: 404, Body: map[string]string{"detail": "gone"}},
-		tensorpooltest.Answer{Handler: func(w http.ResponseWriter, r *http.Request) {
+		tensorpooltest.Answer{Status: 200, Body: "the handler's instead", Header: http.Header{"X-Ignored": {"1"}}, Handler: func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(418)
 			fmt.Fprintf(w, "%s %q", r.URL.Path, r.Header.Get("Authorization"))
 		}},
@@ -392,8 +392,8 @@ func TestRespondBodies(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+e.APIKey())
 		w := httptest.NewRecorder()
 		e.ServeHTTP(w, req)
-		if got := fmt.Sprintf("%d %s", w.Code, w.Body); got != want {
-			t.Errorf("got %s, want %s", got, want)
+		if got := fmt.Sprintf("%d %s", w.Code, w.Body); got != want || w.Header().Get("X-Ignored") != "" {
+			t.Errorf("got %s (X-Ignored: %q), want %s: a handler answers instead of the other fields", got, w.Header().Get("X-Ignored"), want)
 		}
 	}
 	if n := e.ClearFaults(); n != 1 {

@@ -44,16 +44,15 @@ func (e *Engine) Respond(op string, answers ...Answer) {
 // result is the answer a to r, a request of rt, as received but for the
 // API key.
 func (a Answer) result(e *Engine, rt *route, r *http.Request, params map[string]string) *result {
+	if a.Handler != nil { // instead of the fields
+		w := httptest.NewRecorder()
+		a.Handler(w, r)
+		return &result{status: w.Code, header: w.Header(), body: w.Body.Bytes(), undeclared: true, anyRetryAfter: true}
+	}
 	status := cmp.Or(a.Status, rt.success)
 	var res *result
 	switch body := a.Body.(type) {
 	case nil:
-		if a.Handler != nil {
-			w := httptest.NewRecorder()
-			a.Handler(w, r)
-			res = &result{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
-			break
-		}
 		if status >= 400 {
 			msg := fmt.Sprintf("scripted answer: %d %s", status, http.StatusText(status))
 			res = rt.failure(status, msg, msg)

@@ -85,7 +85,10 @@ func (t Schemas) Check(i int, v any, field string) (string, string) {
 			}
 		}
 	default: // a string, number or boolean
-		text, _ := json.Marshal(v)
+		var text []byte
+		if len(s.Enum) > 0 { // only an enum compares the JSON text
+			text, _ = json.Marshal(v)
+		}
 		str, isString := v.(string)
 		return field, s.value(string(text), str, isString, v)
 	}

@@ -77,7 +77,10 @@ func (g Builder) Check(s *openapi3.Schema, v any) (any, error) {
 }
 
 func examplesOf(s *openapi3.Schema) []any {
-	if s == nil || s.Example == nil {
+	if s == nil {
+		return nil
+	}
+	if s.Example == nil {
 		return s.Examples
 	}
 	return append([]any{s.Example}, s.Examples...)

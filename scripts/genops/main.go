@@ -126,8 +126,8 @@ func generate(src []byte, doc *openapi3.T) ([]byte, error) {
 		}
 		imports[name] = path
 	}
-	used := map[string]bool{"context": true, "net/http": true, "gen": true}
-	typ := func(e ast.Expr) string { // as package operations names it
+	used := map[string]bool{"gen": true} // context and http too: every method takes a context.Context and returns an *http.Response
+	typ := func(e ast.Expr) string {     // as package operations names it
 		s := types.ExprString(e)
 		for _, m := range pkgName.FindAllStringSubmatch(s, -1) {
 			used[m[1]] = true
@@ -173,9 +173,7 @@ func generate(src []byte, doc *openapi3.T) ([]byte, error) {
 	var std, other []string // imports, as goimports groups them
 	for _, name := range slices.Sorted(maps.Keys(used)) {
 		path := imports[name]
-		if name == "context" || name == "net/http" {
-			path = name
-		} else if path == "" {
+		if path == "" {
 			return nil, fmt.Errorf("package %s is not imported by gen's file", name)
 		}
 		spec := fmt.Sprintf("%s %q", name, path)

@@ -246,7 +246,6 @@ func (t *table) prune() {
 			}
 		}
 	}
-	live[0] = false
 	renumber := make([]int, len(t.nodes)+1)
 	var kept []*node
 	for i, n := range t.nodes {
