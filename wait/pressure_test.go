@@ -361,6 +361,22 @@ func TestPaceHonoursStatedLimits(t *testing.T) {
 // nothing remains until the reset in 5 s, so no poll in those 5 s, and one
 // at the reset (a hold leaves a token for the first poll after it, as the
 // server asked: issue 44); the next answer states nothing, and the pace
+// TestPaceKeepsUnderTheStatedQuota: an X-RateLimit-Limit bounds the rate by
+// its quota over the longest window seen: slowapi's 10 a minute states a
+// window that shrinks as it runs out, and a later, shorter one must not
+// raise the rate.
+func TestPaceKeepsUnderTheStatedQuota(t *testing.T) {
+	p := newPace(DefaultConcurrency)
+	p.answered(time.Now(), false, ratelimit.Limit{Quota: 10, Window: time.Minute})
+	if got, want := p.limit(), paceMargin*10/60; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("after 10 a minute: %v a second; want %v", got, want)
+	}
+	p.answered(time.Now(), false, ratelimit.Limit{Quota: 10, Window: 5 * time.Second}) // the same window, 5 s left
+	if got, want := p.limit(), paceMargin*10/60; math.Abs(got-want) > 1e-12 {
+		t.Errorf("after the window's last 5 s: %v a second; want still %v", got, want)
+	}
+}
+
 // lets go.
 func TestPollerHonoursStatedLimits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
