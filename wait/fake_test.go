@@ -217,6 +217,13 @@ func httpErr(code int, ra string) reply {
 	return reply{code: code, body: `{"detail":"x"}`, retryAfter: ra}
 }
 
+// refuse turns resp into a 429 with Retry-After ra, the answer of httpErr.
+func refuse(resp *http.Response, ra string) {
+	resp.StatusCode = http.StatusTooManyRequests
+	resp.Header.Set("Retry-After", ra)
+	resp.Body = io.NopCloser(strings.NewReader(`{"detail":"x"}`))
+}
+
 // errNet is a connection reset as net/http's transport reports it.
 var errNet error = &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
 

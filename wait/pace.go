@@ -160,7 +160,7 @@ func (p *pace) answered(sent time.Time, throttle bool, l ratelimit.Limit) {
 	case throttle && (p.recovery || sent.Before(p.cut)): // that cut was for it too
 	case throttle:
 		top := min(p.sent, p.fill)
-		if p.top > 0 && !math.IsInf(p.fill, 1) {
+		if p.top > 0 { // a cut before set fill, finite since
 			top = p.fill
 		}
 		r = cubicBeta * top

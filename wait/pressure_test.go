@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -123,9 +121,8 @@ func TestRetryAfterHoldsThePoller(t *testing.T) {
 		c, err := gen.NewClient(testServer, gen.WithHTTPClient(doerFunc(func(r *http.Request) (*http.Response, error) {
 			resp, err := f.RoundTrip(r)
 			once.Do(func() {
-				refused, resp.StatusCode = time.Now(), http.StatusTooManyRequests
-				resp.Header.Set("Retry-After", "5")
-				resp.Body = io.NopCloser(strings.NewReader(`{"detail":"x"}`))
+				refused = time.Now()
+				refuse(resp, "5")
 			})
 			return resp, err
 		})))
@@ -177,19 +174,17 @@ func TestNothingShortensTheHold(t *testing.T) {
 			sent := time.Now()
 			mu.Lock()
 			n++
-			refuse := n == 20
+			first := n == 20
 			mu.Unlock()
 			resp, err := f.RoundTrip(r)
 			mu.Lock()
 			defer mu.Unlock()
-			if refuse {
-				refused, resp.StatusCode = time.Now(), http.StatusTooManyRequests
-				resp.Header.Set("Retry-After", "5")
-				resp.Body = io.NopCloser(strings.NewReader(`{"detail":"x"}`))
+			if first {
+				refused = time.Now()
+				refuse(resp, "5")
 			} else if !refused.IsZero() && sent.Before(refused) && time.Now().After(refused) {
-				later, resp.StatusCode = later+1, http.StatusTooManyRequests
-				resp.Header.Set("Retry-After", "1")
-				resp.Body = io.NopCloser(strings.NewReader(`{"detail":"x"}`))
+				later++
+				refuse(resp, "1")
 			}
 			return resp, err
 		})))
