@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
+	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/operations"
 )
 
@@ -22,8 +22,7 @@ func checkBody(op *operations.Operation, req *http.Request) error {
 	if op == nil || len(op.Bodies) == 0 {
 		return nil
 	}
-	mt, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
-	s := op.Body(strings.ToLower(strings.TrimSpace(mt)))
+	s := op.Body(mediatype.Essence(req.Header.Get("Content-Type")))
 	if s == 0 {
 		return nil
 	}

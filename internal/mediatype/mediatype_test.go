@@ -39,3 +39,16 @@ func TestIsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestEssence: the key genops stores a body's schema under and the root
+// package looks it up by.
+func TestEssence(t *testing.T) {
+	for in, want := range map[string]string{
+		"application/json": "application/json", " Application/JSON ; charset=utf-8": "application/json",
+		"application/vnd.api+json;v=2": "application/vnd.api+json", "": "",
+	} {
+		if got := Essence(in); got != want {
+			t.Errorf("Essence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -106,7 +106,7 @@ func (t *table) operation(name string, req *request) (int, error) {
 	if o.RequestBody != nil && o.RequestBody.Value != nil {
 		content := o.RequestBody.Value.Content
 		for _, mt := range slices.Sorted(maps.Keys(content)) {
-			essence := strings.ToLower(strings.TrimSpace(strings.Split(mt, ";")[0]))
+			essence := mediatype.Essence(mt)
 			if mediatype.IsJSON(essence) && content[mt] != nil {
 				if id := t.schema(content[mt].Schema, false); id != 0 && !slices.ContainsFunc(p.bodies, func(b item) bool { return b.name == essence }) {
 					p.bodies = append(p.bodies, item{essence, id})
