@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/tensorpool/tensorpool-go/internal/mediatype"
 	"github.com/tensorpool/tensorpool-go/internal/operations"
 )
 
@@ -22,16 +21,12 @@ func checkBody(op *operations.Operation, req *http.Request) error {
 	if op == nil || len(op.Bodies) == 0 {
 		return nil
 	}
-	s := op.Body(mediatype.Essence(req.Header.Get("Content-Type")))
-	if s == 0 {
-		return nil
-	}
 	b, err := requestBody(req)
 	var v any
 	if err != nil || json.Unmarshal(b, &v) != nil {
 		return err
 	}
-	if field, why := operations.Table().Check(s, v, ""); why != "" {
+	if field, why := op.CheckBody(req.Header.Get("Content-Type"), v); why != "" {
 		return &invalidRequest{op.Method, op.Path, field, why}
 	}
 	return nil

@@ -5,7 +5,11 @@
 // Nothing here reads the document, a comment or the stack at run time.
 package operations
 
-import "context"
+import (
+	"context"
+
+	"github.com/tensorpool/tensorpool-go/internal/mediatype"
+)
 
 // Operation is one operation of the spec, as the generated table holds it.
 type Operation struct {
@@ -51,15 +55,17 @@ func (op *Operation) Success(code int) Success {
 	return op.OtherSuccess
 }
 
-// Body returns the index in Table of the constraints of op's request body
-// of the media type mt (lower case, without parameters), or 0.
-func (op *Operation) Body(mt string) int {
+// CheckBody returns the first field of v, a request body sent as
+// contentType, that breaks the constraints op declares for its media type,
+// and why; "", "" if none does, or op declares none for that type.
+func (op *Operation) CheckBody(contentType string, v any) (field, why string) {
+	mt := mediatype.Essence(contentType)
 	for _, b := range op.Bodies {
 		if b.MediaType == mt {
-			return b.Schema
+			return schemas.Check(b.Schema, v, "")
 		}
 	}
-	return 0
+	return "", ""
 }
 
 // Table returns the table of the operations' constraints.
