@@ -123,10 +123,13 @@ func TestRealSpecs(t *testing.T) {
 				t.Errorf("the quickstart did not finish:\n%s", out)
 			}
 			out, _ = stage("every operation", dir, "go", "test", "-count=1", "-run", "^TestEveryOperationAnswers$", "-v", "./tensorpooltest")
-			if m := regexp.MustCompile(`every operation: (\d+) operations, (\d+) answered.*\((\d+) with a success\), (\d+) declared statuses reached`).FindStringSubmatch(out); m != nil {
+			m := regexp.MustCompile(`every operation: (\d+) operations, (\d+) answered.*\((\d+) with a success\), (\d+) declared statuses reached`).FindStringSubmatch(out)
+			if m == nil || m[2] == "0" { // a real document has operations the engine does not model: some must be called
+				t.Errorf("TestEveryOperationAnswers called no operation of the document:\n%s", out)
+			} else {
 				results["every operation"] += fmt.Sprintf(": %s ops, %s answered (%s 2xx), %s statuses", m[1], m[2], m[3], m[4])
 			}
-			stage("tests", dir, "go", "test", "-count=1", "./...")
+			stage("tests", dir, "go", "test", "-count=1", "-skip", "^TestEveryOperationAnswers$", "./...") // it ran just above
 		})
 	}
 }
