@@ -23,7 +23,7 @@ import (
 // schema's, else a value built from the schema (synth).
 type canned struct {
 	header http.Header      // Content-Type, and the headers the response requires
-	value  any              // the body as decoded JSON, or a string for a text body; nil: none
+	body   []byte           // the body as sent, marshalled once: never written to
 	schema *openapi3.Schema // the body's schema, if it has one
 }
 
@@ -58,8 +58,13 @@ func (s *spec) prepare(rt *route) {
 						examples = append(examples, e.Value.Value)
 					}
 				}
-				var err error
-				if c.value, err = s.synth.Value(c.schema, examples...); err != nil {
+				value, err := s.synth.Value(c.schema, examples...)
+				if str, ok := value.(string); ok && !strings.Contains(c.header.Get("Content-Type"), "json") {
+					c.body = []byte(str)
+				} else {
+					c.body, _ = json.Marshal(value)
+				}
+				if err != nil {
 					ptr := "/paths/" + jsonpointer.Escape(rt.kr.Path) + "/" + strings.ToLower(rt.kr.Method) + "/responses/" + key + "/content/" + jsonpointer.Escape(mts[0]) + "/schema"
 					why, _, _ := strings.Cut(err.Error(), "\n")
 					s.problems = append(s.problems, fmt.Errorf("%s: no value found for the schema at %s: %s: the engine answers the closest it can build, and reports a Violation", rt.key, ptr, why))
@@ -123,13 +128,8 @@ func (rt *route) answer(status int) *result {
 		res.undeclared = true
 		return res
 	}
-	res := &result{status: status, header: c.header.Clone()}
+	res := &result{status: status, header: c.header.Clone(), body: c.body}
 	res.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	if str, ok := c.value.(string); ok && !strings.Contains(c.header.Get("Content-Type"), "json") {
-		res.body = []byte(str)
-	} else if c.value != nil || c.schema != nil {
-		res.body, _ = json.Marshal(c.value)
-	}
 	return res
 }
 

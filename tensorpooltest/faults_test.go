@@ -254,6 +254,22 @@ func TestFaultAnswersAreValidated(t *testing.T) {
 			}
 		})
 	}
+	// A declared 429 whose schema no body satisfies (a required property
+	// that additionalProperties: false forbids): the fault's answer is
+	// checked, and reported.
+	unsatisfiable := specWith(t, func(doc map[string]any) {
+		responses := obj(obj(obj(obj(doc["paths"])["/storage/{storage_id}"])["delete"])["responses"])
+		responses["429"] = map[string]any{"description": "Slow down", "content": map[string]any{"application/json": map[string]any{
+			"schema": map[string]any{"type": "object", "required": []any{"a"}, "additionalProperties": false},
+		}}}
+	})
+	e := tensorpooltest.New(tensorpooltest.WithSpec(unsatisfiable), tensorpooltest.WithViolationHandler(func(tensorpooltest.Violation) {}))
+	e.AddStorage(tensorpooltest.Storage{ID: "s-1"})
+	e.InjectFault("DELETE /storage/{storage_id}", 1, tensorpooltest.Fault{Status: 429})
+	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("DELETE", "/storage/s-1", nil))
+	if v := e.Violations(); len(v) != 1 {
+		t.Errorf("a fault's 429 that breaks its schema: violations %v, want that one", v)
+	}
 }
 
 // TestNullRequestIDFault: the operation runs, and its 202 carries a null
