@@ -416,3 +416,40 @@ func TestRespondBodies(t *testing.T) {
 		t.Errorf("ClearFaults dropped %d, want the 1 answer left", n)
 	}
 }
+
+// TestErrorsFollowTheDocument: the package doc's promise for a document
+// that is not FastAPI's: a request that breaks it gets the operation's
+// declared 400 when it declares no 422, and a bad key its declared 401
+// when it declares no 403; each body valid for its status.
+func TestErrorsFollowTheDocument(t *testing.T) {
+	doc := specWith(t, func(doc map[string]any) {
+		responses := obj(obj(obj(doc["paths"])["/storage/attach"])["post"])["responses"].(map[string]any)
+		delete(responses, "422")
+		delete(responses, "403")
+		responses["400"] = map[string]any{"description": "Bad request", "content": map[string]any{"application/json": map[string]any{
+			"schema": map[string]any{"type": "object", "required": []any{"code", "message"}, "properties": map[string]any{
+				"code": map[string]any{"type": "integer"}, "message": map[string]any{"type": "string"}}},
+		}}}
+		responses["401"] = map[string]any{"description": "No key"}
+	})
+	e := tensorpooltest.New(tensorpooltest.WithSpec(doc))
+	for _, tc := range []struct {
+		key, body string
+		want      int
+	}{{e.APIKey(), `{"storage_id": 7}`, 400}, {"wrong", `{"storage_id":"s-1","cluster_ids":["c-1"]}`, 401}} {
+		req := httptest.NewRequest("POST", "/storage/attach", strings.NewReader(tc.body))
+		req.Header.Set("Authorization", "Bearer "+tc.key)
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req)
+		if w.Code != tc.want {
+			t.Errorf("%s: status %d %s, want %d", tc.body, w.Code, w.Body, tc.want)
+		}
+		if tc.want == 400 && !strings.Contains(w.Body.String(), `"message"`) {
+			t.Errorf("the 400's body %s lacks the message its schema requires", w.Body)
+		}
+	}
+	if v := e.Violations(); len(v) != 0 {
+		t.Errorf("violations %v, want none: each answer is one the document declares, with a valid body", v)
+	}
+}
